@@ -1,0 +1,29 @@
+// The engine's face towards the plugin layer: no MariaDB headers here, so the
+// plugin's wiring code stays free of the server's internals.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "server/config.h"
+#include "server/executor.h"
+
+namespace rowsocket {
+
+struct EngineOptions {
+  ServerTunables* tunables = nullptr;
+  // Comma-separated system schemas that open-index requests may name anyway.
+  std::string allowed_system_schemas;
+  // Tables unused this long are closed, releasing their metadata locks.
+  uint64_t idle_table_close_ms = 60 * 1000;
+};
+
+// Makes executors that run batches through the handler API, each on its worker's
+// own server thread.
+std::unique_ptr<ExecutorFactory> NewEngineExecutorFactory(const EngineOptions& options);
+
+// Routes the server layer's log messages to MariaDB's error log.
+void LogToServerErrorLog();
+
+}  // namespace rowsocket

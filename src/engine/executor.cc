@@ -1,0 +1,243 @@
+// EngineExecutor: the batch flow — prepare, lock, run, commit, answer.
+// Runs on a worker thread. The request kinds themselves are in find.cc.
+#include "engine/executor.h"
+
+#include <chrono>
+
+#include "server/log.h"
+
+namespace rowsocket {
+namespace {
+
+constexpr const char* kSystemSchemas[] = {"mysql", "information_schema", "performance_schema",
+                                          "sys"};
+
+uint64_t NowMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+bool SameName(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+bool ListContains(std::string_view list, std::string_view name) {
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (SameName(item, name)) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& options)
+    : info_(info),
+      options_(options),
+      thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker", !info.read_only),
+      tables_(thread_.thd(), !info.read_only) {}
+
+EngineExecutor::~EngineExecutor() { tables_.CloseAll(); }
+
+std::unique_ptr<Session> EngineExecutor::NewSession() { return std::make_unique<EngineSession>(); }
+
+bool EngineExecutor::ShouldStop() { return thread_.ShutdownRequested(); }
+
+void EngineExecutor::Tick() {
+  tables_.ReleaseContended();
+  uint64_t now = NowMs();
+  if (now - last_idle_sweep_ms_ >= 1000) {
+    tables_.CloseIdle(now, options_.idle_table_close_ms);
+    last_idle_sweep_ms_ = now;
+  }
+}
+
+bool EngineExecutor::SchemaAllowed(std::string_view db) const {
+  for (const char* system : kSystemSchemas) {
+    if (SameName(db, system)) return ListContains(options_.allowed_system_schemas, db);
+  }
+  return true;
+}
+
+void EngineExecutor::Execute(BatchItem* items, size_t count) {
+  ++batch_number_;
+  thread_.BeginBatch(info_.read_only ? SQLCOM_SELECT : SQLCOM_INSERT);
+  Prepare(items, count);
+  if (!RunLocked(items, count, /*commit_each=*/false)) {
+    // The storage engine rolled the batch's transaction back (deadlock): nothing
+    // of it is committed. Discard its answers and run each request on its own.
+    Log(LogLevel::kNotice, "batch of %zu requests rolled back (%s); retrying one by one", count,
+        "deadlock");
+    for (size_t i = count; i-- > 0;) items[i].out->resize(marks_[i]);
+    RunLocked(items, count, /*commit_each=*/true);
+  }
+  retired_.clear();
+  thread_.EndBatch();
+}
+
+void EngineExecutor::Prepare(BatchItem* items, size_t count) {
+  steps_.resize(count);
+  marks_.resize(count);
+  for (size_t i = 0; i < count; ++i) steps_[i] = PrepareOne(items[i]);
+}
+
+EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
+  Step step;
+  const Request& r = *item.request;
+  auto* session = static_cast<EngineSession*>(item.session);
+  switch (r.type) {
+    case RequestType::kInvalid:
+      step.answered = true;
+      step.status = r.error;
+      return step;
+    case RequestType::kAuth:
+      step.answered = true;
+      return step;
+    case RequestType::kOpenIndex:
+      step.answered = true;
+      step.status = OpenIndexRequest(session, r);
+      return step;
+    case RequestType::kFind:
+    case RequestType::kInsert:
+      break;
+  }
+  OpenIndex* oi = session->Get(r.index_id);
+  if (oi == nullptr) {
+    step.answered = true;
+    step.status = Status::BadRequest("stmtnum");
+    return step;
+  }
+  Status s = tables_.Reopen(oi->entry());
+  if (s.ok()) s = oi->Resolve();
+  if (!s.ok()) {
+    step.answered = true;
+    step.status = s;
+    return step;
+  }
+  oi->entry()->last_used_ms = NowMs();
+  step.index = oi;
+  return step;
+}
+
+Status EngineExecutor::OpenIndexRequest(EngineSession* session, const Request& r) {
+  if (r.index_id >= options_.tunables->max_open_indexes.load(std::memory_order_relaxed))
+    return Status::BadRequest("stmtnum");
+  if (!SchemaAllowed(r.db)) return Status::BadRequest("forbidden");
+  Status s;
+  TableEntry* entry = tables_.Get(r.db, r.table, &s);
+  if (entry == nullptr) return s;
+  entry->last_used_ms = NowMs();
+  auto oi = std::make_unique<OpenIndex>(entry, r.index, r.columns, r.filter_columns);
+  s = oi->Resolve();
+  if (!s.ok()) return s;
+  std::unique_ptr<OpenIndex> replaced = session->Set(r.index_id, std::move(oi));
+  if (replaced) retired_.push_back(std::move(replaced));
+  return Status::OK();
+}
+
+MYSQL_LOCK* EngineExecutor::LockTables(TABLE** tables, size_t n) {
+  MYSQL_LOCK* lock = mysql_lock_tables(thread_.thd(), tables, static_cast<uint>(n), 0);
+  if (lock == nullptr) thread_.thd()->clear_error();
+  return lock;
+}
+
+bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each) {
+  THD* thd = thread_.thd();
+  size_t begin = 0;
+  while (begin < count) {
+    // A normal batch is one group; after a rollback each request is its own.
+    size_t end = commit_each ? begin + 1 : count;
+    lock_list_.clear();
+    ++batch_number_;
+    for (size_t i = begin; i < end; ++i) {
+      TableEntry* e = steps_[i].index ? steps_[i].index->entry() : nullptr;
+      if (e != nullptr && e->batch_mark != batch_number_) {
+        e->batch_mark = batch_number_;
+        lock_list_.push_back(e->table);
+      }
+    }
+    MYSQL_LOCK* lock = lock_list_.empty() ? nullptr : LockTables(lock_list_.data(), lock_list_.size());
+    bool lock_failed = !lock_list_.empty() && lock == nullptr;
+    for (size_t i = begin; i < end; ++i) {
+      marks_[i] = items[i].out->size();
+      if (lock_failed && steps_[i].index) {
+        ResponseWriter(items[i].out).Error(Status::Storage("lock_tables"));
+      } else {
+        Answer(items[i], steps_[i]);
+      }
+    }
+    if (lock != nullptr) {
+      bool rolled_back = thd->transaction_rollback_request;
+      if (rolled_back) {
+        trans_rollback_stmt(thd);
+      } else if (trans_commit_stmt(thd)) {
+        // The commit failed: nothing the group wrote is durable. Say so.
+        Log(LogLevel::kError, "commit failed; answering %zu requests with errors", end - begin);
+        for (size_t i = end; i-- > begin;) items[i].out->resize(marks_[i]);
+        for (size_t i = begin; i < end; ++i)
+          ResponseWriter(items[i].out).Error(steps_[i].index ? Status::Storage("commit") : steps_[i].status);
+        thd->clear_error();
+      }
+      mysql_unlock_tables(thd, lock);
+      if (rolled_back && !commit_each) return false;
+    }
+    begin = end;
+  }
+  return true;
+}
+
+void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
+  ResponseWriter w(item.out);
+  if (step.answered) {
+    w.Result(step.status);
+    return;
+  }
+  const Request& r = *item.request;
+  if (r.type == RequestType::kInsert) {
+    Insert(r, step.index, &w);
+  } else {
+    Find(r, step.index, &w);
+  }
+}
+
+namespace {
+
+class EngineExecutorFactory : public ExecutorFactory {
+ public:
+  explicit EngineExecutorFactory(const EngineOptions& options) : options_(options) {}
+  std::unique_ptr<Executor> Create(const WorkerInfo& info) override {
+    auto executor = std::make_unique<EngineExecutor>(info, options_);
+    if (!executor->ok()) return nullptr;
+    return executor;
+  }
+
+ private:
+  EngineOptions options_;
+};
+
+void ErrorLogSink(LogLevel level, const char* message) {
+  switch (level) {
+    case LogLevel::kError: sql_print_error("rowsocket: %s", message); break;
+    case LogLevel::kWarning: sql_print_warning("rowsocket: %s", message); break;
+    default: sql_print_information("rowsocket: %s", message); break;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<ExecutorFactory> NewEngineExecutorFactory(const EngineOptions& options) {
+  return std::make_unique<EngineExecutorFactory>(options);
+}
+
+void LogToServerErrorLog() { SetLogSink(ErrorLogSink); }
+
+}  // namespace rowsocket

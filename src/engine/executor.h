@@ -1,0 +1,77 @@
+// EngineExecutor: executes batches of requests through MariaDB's handler API.
+//
+// One per worker thread, owning that thread's THD (ServerThread) and its open
+// tables (TableCache). A batch runs in two passes: first every `P` is executed and
+// every other request is matched to its open index (opening tables as needed);
+// then all tables the batch touches are locked at once, the requests run in order,
+// and the batch ends with one commit (one statement for reads, one transaction for
+// writes) before any answer leaves. If the storage engine rolls the transaction
+// back (a deadlock), the answers are discarded and the batch runs again with one
+// transaction per request, so that every answer tells the truth about its request.
+//
+// Created, used and destroyed on its worker's thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/server_headers.h"
+#include "engine/open_index.h"
+#include "engine/server_thread.h"
+#include "engine/table_cache.h"
+#include "protocol/response.h"
+#include "server/config.h"
+#include "server/executor.h"
+
+namespace rowsocket {
+
+class EngineExecutor : public Executor {
+ public:
+  EngineExecutor(const WorkerInfo& info, const EngineOptions& options);
+  ~EngineExecutor() override;
+
+  bool ok() const { return thread_.ok(); }
+
+  std::unique_ptr<Session> NewSession() override;
+  void Execute(BatchItem* items, size_t count) override;
+  void Tick() override;
+  bool ShouldStop() override;
+
+ private:
+  // What pass 1 learned about one item.
+  struct Step {
+    Status status;              // a final answer decided in pass 1 (P, errors)
+    bool answered = false;      // status is the answer; nothing to execute
+    OpenIndex* index = nullptr; // target of a find/insert
+  };
+
+  void Prepare(BatchItem* items, size_t count);
+  Step PrepareOne(const BatchItem& item);
+  Status OpenIndexRequest(EngineSession* session, const Request& r);
+  bool SchemaAllowed(std::string_view db) const;
+
+  // Runs items in order with their tables locked; returns false if the storage
+  // engine rolled the transaction back.
+  bool RunLocked(BatchItem* items, size_t count, bool commit_each);
+  MYSQL_LOCK* LockTables(TABLE** tables, size_t n);
+  void Answer(const BatchItem& item, const Step& step);
+
+  void Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
+  void Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
+
+  const WorkerInfo info_;
+  const EngineOptions options_;
+  ServerThread thread_;
+  TableCache tables_;
+  std::vector<Step> steps_;
+  std::vector<size_t> marks_;
+  std::vector<TABLE*> lock_list_;
+  std::vector<std::unique_ptr<OpenIndex>> retired_;  // replaced during this batch
+  uint64_t batch_number_ = 0;
+  uint64_t last_idle_sweep_ms_ = 0;
+  String scratch_;
+};
+
+}  // namespace rowsocket

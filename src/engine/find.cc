@@ -1,0 +1,249 @@
+// The requests that touch rows: find (with filters, IN, limit/offset), find and
+// modify (U, +, -, D and their `?` forms), and insert. Each runs inside a batch whose
+// tables are locked (executor.cc). Runs on a worker thread.
+#include <cerrno>
+#include <cstdlib>
+
+#include "engine/executor.h"
+#include "engine/row_io.h"
+
+namespace rowsocket {
+namespace {
+
+ha_rkey_function ReadFlag(FindOp op, bool prefix) {
+  switch (op) {
+    case FindOp::kEq: return HA_READ_KEY_EXACT;
+    case FindOp::kGe: return HA_READ_KEY_OR_NEXT;
+    case FindOp::kGt: return HA_READ_AFTER_KEY;
+    case FindOp::kLe: return prefix ? HA_READ_PREFIX_LAST_OR_PREV : HA_READ_KEY_OR_PREV;
+    case FindOp::kLt: return HA_READ_BEFORE_KEY;
+  }
+  return HA_READ_KEY_EXACT;
+}
+
+bool FilterHolds(CompareOp op, int cmp) {
+  switch (op) {
+    case CompareOp::kEq: return cmp == 0;
+    case CompareOp::kNe: return cmp != 0;
+    case CompareOp::kLt: return cmp < 0;
+    case CompareOp::kLe: return cmp <= 0;
+    case CompareOp::kGt: return cmp > 0;
+    case CompareOp::kGe: return cmp >= 0;
+  }
+  return false;
+}
+
+enum class RowVerdict { kTake, kSkip, kStop };
+
+// Handler-style error code for "NULL given for a NOT NULL column" (handler codes
+// are positive).
+constexpr int kErrNotNull = -1;
+
+bool IsBlob(const Field* f) { return f->flags & BLOB_FLAG; }
+
+// Applies `+`/`-` to one numeric column of record[0]. Returns false when a `-`
+// would move the value across zero, which leaves the row alone.
+bool ApplyArithmetic(Field* f, const Value& v, bool subtract) {
+  std::string text(v.view());
+  if (f->result_type() == INT_RESULT) {
+    errno = 0;
+    long long delta = std::strtoll(text.c_str(), nullptr, 10);
+    if (f->is_unsigned()) {
+      unsigned long long old = static_cast<unsigned long long>(f->val_int());
+      if (subtract) {
+        if (delta > 0 && static_cast<unsigned long long>(delta) > old) return false;
+        f->store(static_cast<longlong>(old - static_cast<unsigned long long>(delta)), true);
+      } else {
+        f->store(static_cast<longlong>(old + static_cast<unsigned long long>(delta)), true);
+      }
+      return true;
+    }
+    long long old = f->val_int();
+    long long updated = subtract ? old - delta : old + delta;
+    if (subtract && (old >= 0) != (updated >= 0)) return false;
+    f->store(updated, false);
+    return true;
+  }
+  double delta = std::strtod(text.c_str(), nullptr);
+  double old = f->val_real();
+  double updated = subtract ? old - delta : old + delta;
+  if (subtract && (old >= 0) != (updated >= 0)) return false;
+  f->store(updated);
+  return true;
+}
+
+}  // namespace
+
+void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
+  TABLE* table = oi->table();
+  handler* h = table->file;
+  KEY* key = oi->key();
+  const std::vector<Field*>& columns = oi->columns();
+  const std::vector<Field*>& fcolumns = oi->filter_columns();
+  const bool modifying = r.modify != ModifyOp::kNone;
+
+  // Shape checks that need the index.
+  if (r.key.size() > oi->key_parts()) return w->Error(Status::BadRequest("kpnum"));
+  if (r.has_in && r.in_key_part >= r.key.size()) return w->Error(Status::BadRequest("kpnum"));
+  for (const Filter& f : r.filters) {
+    if (f.column >= fcolumns.size()) return w->Error(Status::BadRequest("filterfld"));
+    if (IsBlob(fcolumns[f.column])) return w->Error(Status::BadRequest("filterblob"));
+  }
+  if (r.modify_values.size() > columns.size()) return w->Error(Status::BadRequest("modop"));
+  if (r.modify == ModifyOp::kIncrement || r.modify == ModifyOp::kDecrement) {
+    for (size_t i = 0; i < r.modify_values.size(); ++i)
+      if (!IsNumericField(columns[i])) return w->Error(Status::BadRequest("modop"));
+  }
+
+  if (modifying)
+    table->use_all_columns();
+  else
+    table->column_bitmaps_set(oi->read_set());
+
+  // Filter values live in a scratch record, compared field by field.
+  const my_ptrdiff_t filter_offset = oi->filter_record() - table->record[0];
+  for (const Filter& f : r.filters) StoreField(fcolumns[f.column], f.value, filter_offset);
+
+  const size_t nparts = r.key.size();
+  const key_part_map keypart_map = (key_part_map{1} << nparts) - 1;
+  uint key_len = 0;
+  bool key_nullable = false;
+  for (size_t i = 0; i < nparts; ++i) {
+    key_len += key->key_part[i].store_length;
+    key_nullable |= key->key_part[i].null_bit != 0;
+  }
+  // An exact lookup on a whole unique key finds at most one row.
+  const bool single_row = r.op == FindOp::kEq && nparts == key->user_defined_key_parts &&
+                          (key->flags & HA_NOSAME) && !key_nullable;
+  const ha_rkey_function flag = ReadFlag(r.op, nparts < key->user_defined_key_parts);
+
+  int rc = h->ha_index_init(oi->key_number(), true);
+  if (rc != 0) return w->Error(Status::StorageCode(rc));
+
+  const size_t mark = w->Mark();
+  const bool rows_answer = !modifying || r.return_rows;
+  if (rows_answer) w->BeginRows(static_cast<uint32_t>(columns.size()));
+  uint64_t skipped = 0, taken = 0, changed = 0;
+  const size_t variants = r.has_in ? r.in_values.size() : 1;
+  uchar* key_buf = oi->key_buffer();
+
+  for (size_t k = 0; k < variants && taken < r.limit; ++k) {
+    bool storable = true;
+    for (size_t i = 0; i < nparts; ++i) {
+      const Value& v = (r.has_in && i == r.in_key_part) ? r.in_values[k] : r.key[i];
+      storable &= StoreField(key->key_part[i].field, v);
+    }
+    if (!storable) continue;  // NULL for a NOT NULL key part matches nothing
+    key_copy(key_buf, table->record[0], key, key_len);
+
+    rc = h->ha_index_read_map(table->record[0], key_buf, keypart_map, flag);
+    while (rc == 0) {
+      RowVerdict verdict = RowVerdict::kTake;
+      for (const Filter& f : r.filters) {
+        if (!FilterHolds(f.op, CompareFieldToStored(fcolumns[f.column], filter_offset))) {
+          verdict = f.kind == FilterKind::kStop ? RowVerdict::kStop : RowVerdict::kSkip;
+          break;
+        }
+      }
+      if (verdict == RowVerdict::kStop) break;
+      if (verdict == RowVerdict::kTake) {
+        if (skipped < r.offset) {
+          ++skipped;
+        } else {
+          if (rows_answer)
+            for (Field* f : columns) WriteField(f, w, &scratch_);
+          if (modifying) {
+            bool change = true;
+            if (r.modify == ModifyOp::kDelete) {
+              rc = h->ha_delete_row(table->record[0]);
+            } else {
+              store_record(table, record[1]);
+              for (size_t i = 0; i < r.modify_values.size() && change; ++i) {
+                if (r.modify == ModifyOp::kUpdate) {
+                  if (!StoreField(columns[i], r.modify_values[i])) rc = kErrNotNull;
+                } else {
+                  change = ApplyArithmetic(columns[i], r.modify_values[i],
+                                           r.modify == ModifyOp::kDecrement);
+                }
+              }
+              if (!change) restore_record(table, record[1]);
+              if (change && rc == 0) {
+                rc = h->ha_update_row(table->record[1], table->record[0]);
+                if (rc == HA_ERR_RECORD_IS_THE_SAME) rc = 0;
+              }
+            }
+            if (rc != 0) break;
+            if (change) ++changed;
+          }
+          if (++taken >= r.limit) break;
+        }
+      }
+      if (single_row) {
+        rc = HA_ERR_END_OF_FILE;
+        break;
+      }
+      switch (r.op) {
+        case FindOp::kEq: rc = h->ha_index_next_same(table->record[0], key_buf, key_len); break;
+        case FindOp::kGe:
+        case FindOp::kGt: rc = h->ha_index_next(table->record[0]); break;
+        case FindOp::kLe:
+        case FindOp::kLt: rc = h->ha_index_prev(table->record[0]); break;
+      }
+    }
+    if (rc != 0 && rc != HA_ERR_END_OF_FILE && rc != HA_ERR_KEY_NOT_FOUND) break;
+    rc = 0;
+  }
+  h->ha_index_end();
+
+  if (rc != 0) {
+    w->Truncate(mark);
+    thread_.thd()->clear_error();
+    if (rc == kErrNotNull) return w->Error(Status::StorageCode(ER_BAD_NULL_ERROR));
+    return w->Error(Status::StorageCode(rc));
+  }
+  if (rows_answer)
+    w->EndRows();
+  else
+    w->OkWithNumber(changed);
+}
+
+void EngineExecutor::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) {
+  TABLE* table = oi->table();
+  handler* h = table->file;
+  const std::vector<Field*>& columns = oi->columns();
+  if (r.key.size() > columns.size()) return w->Error(Status::BadRequest("fld"));
+
+  table->use_all_columns();
+  restore_record(table, s->default_values);
+  table->reset_default_fields();
+  bool autoinc_given = false;
+  for (size_t i = 0; i < r.key.size(); ++i) {
+    Field* f = columns[i];
+    if (!StoreField(f, r.key[i])) return w->Error(Status::StorageCode(ER_BAD_NULL_ERROR));
+    f->set_has_explicit_value();
+    if (f == table->found_next_number_field && !r.key[i].is_null) autoinc_given = true;
+  }
+  if (table->default_field && table->update_default_fields(false)) {
+    thread_.thd()->clear_error();
+    return w->Error(Status::Storage("default"));
+  }
+  table->next_number_field = table->found_next_number_field;
+  table->auto_increment_field_not_null = autoinc_given;
+  int rc = h->ha_write_row(table->record[0]);
+  longlong id = 0;
+  if (rc == 0 && table->next_number_field) id = table->next_number_field->val_int();
+  const bool has_autoinc = table->next_number_field != nullptr;
+  table->next_number_field = nullptr;
+  table->auto_increment_field_not_null = false;
+  h->ha_release_auto_increment();
+  if (rc != 0) {
+    thread_.thd()->clear_error();
+    return w->Error(Status::StorageCode(rc));
+  }
+  if (has_autoinc)
+    w->OkWithNumber(static_cast<uint64_t>(id));
+  else
+    w->Ok();
+}
+
+}  // namespace rowsocket

@@ -1,0 +1,93 @@
+// OpenIndex: resolving index and column names against an open table.
+// Runs on a worker thread.
+#include "engine/open_index.h"
+
+namespace rowsocket {
+namespace {
+
+std::vector<std::string> SplitNames(std::string_view list) {
+  std::vector<std::string> names;
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    names.emplace_back(list.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return names;
+}
+
+Field* FindField(TABLE* table, const std::string& name) {
+  for (Field** f = table->field; *f; ++f) {
+    if (my_strcasecmp(system_charset_info, (*f)->field_name.str, name.c_str()) == 0) return *f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+OpenIndex::OpenIndex(TableEntry* entry, std::string_view index, std::string_view columns,
+                     std::string_view filter_columns)
+    : entry_(entry),
+      index_name_(index),
+      column_names_(SplitNames(columns)),
+      filter_names_(SplitNames(filter_columns)) {}
+
+OpenIndex::~OpenIndex() {}
+
+Status OpenIndex::Resolve() {
+  if (resolved_generation_ == entry_->generation) return Status::OK();
+  Status s = ResolveNames();
+  if (s.ok()) resolved_generation_ = entry_->generation;
+  return s;
+}
+
+Status OpenIndex::ResolveNames() {
+  TABLE* table = entry_->table;
+  TABLE_SHARE* share = table->s;
+  if (index_name_ == "PRIMARY") {
+    if (share->primary_key >= MAX_KEY) return Status::BadRequest("idxnum");
+    key_number_ = share->primary_key;
+  } else {
+    uint k = 0;
+    for (; k < share->keys; ++k) {
+      if (my_strcasecmp(system_charset_info, table->key_info[k].name.str, index_name_.c_str()) == 0)
+        break;
+    }
+    if (k == share->keys) return Status::BadRequest("idxnum");
+    key_number_ = k;
+  }
+
+  columns_.clear();
+  for (const std::string& name : column_names_) {
+    Field* f = FindField(table, name);
+    if (f == nullptr) return Status::BadRequest("fld");
+    columns_.push_back(f);
+  }
+  filter_columns_.clear();
+  for (const std::string& name : filter_names_) {
+    Field* f = FindField(table, name);
+    if (f == nullptr) return Status::BadRequest("fld");
+    filter_columns_.push_back(f);
+  }
+
+  // Read set: requested columns, filter columns and the key's own parts.
+  read_set_words_.assign((share->fields + 63) / 64, 0);
+  my_bitmap_init(&read_set_, read_set_words_.data(), share->fields);
+  for (Field* f : columns_) bitmap_set_bit(&read_set_, f->field_index);
+  for (Field* f : filter_columns_) bitmap_set_bit(&read_set_, f->field_index);
+  KEY* k = key();
+  for (uint i = 0; i < k->user_defined_key_parts; ++i)
+    bitmap_set_bit(&read_set_, k->key_part[i].fieldnr - 1);
+
+  key_buffer_.assign(k->key_length + 8, 0);
+  filter_record_.assign(share->rec_buff_length + 8, 0);
+  return Status::OK();
+}
+
+std::unique_ptr<OpenIndex> EngineSession::Set(uint32_t id, std::unique_ptr<OpenIndex> index) {
+  if (id >= indexes_.size()) indexes_.resize(id + 1);
+  std::swap(indexes_[id], index);
+  return index;
+}
+
+}  // namespace rowsocket

@@ -1,0 +1,83 @@
+// OpenIndex: what a `P` request binds to an index id on one connection: a table,
+// one of its indexes, the columns answers carry (and inserts and updates write),
+// and the columns filters may test. EngineSession holds a connection's open
+// indexes, indexed by id.
+//
+// Names are resolved to field and key numbers against the open table; when the
+// table is reopened (after DDL or FLUSH) the names are resolved again, so an index
+// keeps working while it still makes sense and answers an error when it does not.
+// Used only on its worker's thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/server_headers.h"
+#include "engine/table_cache.h"
+#include "protocol/status.h"
+#include "server/executor.h"
+
+namespace rowsocket {
+
+class OpenIndex {
+ public:
+  OpenIndex(TableEntry* entry, std::string_view index, std::string_view columns,
+            std::string_view filter_columns);
+  ~OpenIndex();
+  OpenIndex(const OpenIndex&) = delete;
+  OpenIndex& operator=(const OpenIndex&) = delete;
+
+  // Resolves names against the table if it was (re)opened since the last call.
+  // The table must be open.
+  Status Resolve();
+
+  TableEntry* entry() const { return entry_; }
+  TABLE* table() const { return entry_->table; }
+  uint key_number() const { return key_number_; }
+  KEY* key() const { return &entry_->table->key_info[key_number_]; }
+  uint key_parts() const { return key()->user_defined_key_parts; }
+  const std::vector<Field*>& columns() const { return columns_; }
+  const std::vector<Field*>& filter_columns() const { return filter_columns_; }
+
+  // Column bitmap covering the columns, filter columns and key parts: what a find
+  // must read.
+  MY_BITMAP* read_set() { return &read_set_; }
+
+  // Scratch buffers sized for this table: a key image, and a record that holds
+  // filter values.
+  uchar* key_buffer() { return key_buffer_.data(); }
+  uchar* filter_record() { return filter_record_.data(); }
+
+ private:
+  Status ResolveNames();
+
+  TableEntry* entry_;
+  uint64_t resolved_generation_ = 0;
+  std::string index_name_;
+  std::vector<std::string> column_names_;
+  std::vector<std::string> filter_names_;
+
+  uint key_number_ = 0;
+  std::vector<Field*> columns_;
+  std::vector<Field*> filter_columns_;
+  MY_BITMAP read_set_{};
+  std::vector<my_bitmap_map> read_set_words_;
+  std::vector<uchar> key_buffer_;
+  std::vector<uchar> filter_record_;
+};
+
+class EngineSession : public Session {
+ public:
+  OpenIndex* Get(uint32_t id) const {
+    return id < indexes_.size() ? indexes_[id].get() : nullptr;
+  }
+  // Binds `index` to `id`, returning the index it replaces (if any) so a batch
+  // that still refers to it can finish first.
+  std::unique_ptr<OpenIndex> Set(uint32_t id, std::unique_ptr<OpenIndex> index);
+
+ private:
+  std::vector<std::unique_ptr<OpenIndex>> indexes_;
+};
+
+}  // namespace rowsocket

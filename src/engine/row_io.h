@@ -1,0 +1,31 @@
+// Row I/O: moving values between the wire and MariaDB's Field objects.
+//
+// Text out is what SQL prints for the column (Field::val_str), with fast paths for
+// integers; text in is stored the way a non-strict SQL INSERT stores it
+// (Field::store with the column's own character set, no conversion: bytes sent
+// are bytes stored). NULL stays NULL, '' stays ''.
+// Runs on a worker thread, with the field's table locked by that worker.
+#pragma once
+
+#include "engine/server_headers.h"
+#include "protocol/request.h"
+#include "protocol/response.h"
+
+namespace rowsocket {
+
+// Appends the value of `field` in the current record[0] to the answer.
+void WriteField(Field* field, ResponseWriter* writer, String* scratch);
+
+// Stores `value` into `field` (of record[0] shifted by `offset` bytes). Returns
+// false if the value is NULL and the column is NOT NULL.
+bool StoreField(Field* field, const Value& value, my_ptrdiff_t offset = 0);
+
+// Compares the field in record[0] with the same field in a record shifted by
+// `offset` (where a filter value was stored). NULLs compare like SQL's `<=>`:
+// equal to each other, below every value.
+int CompareFieldToStored(Field* field, my_ptrdiff_t offset);
+
+// True for columns the filter and arithmetic code treats as numbers.
+bool IsNumericField(const Field* field);
+
+}  // namespace rowsocket

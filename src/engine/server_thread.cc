@@ -1,0 +1,76 @@
+// ServerThread: THD creation, per-batch housekeeping and destruction.
+// Runs on a worker thread.
+#include "engine/server_thread.h"
+
+#include "server/log.h"
+
+namespace rowsocket {
+namespace {
+
+// How long opening a table may wait for a metadata lock held by DDL before the
+// request answers an error: a worker must not stall all its connections for the
+// server's default of a year.
+constexpr ulong kMetadataLockWaitSeconds = 5;
+
+}  // namespace
+
+ServerThread::ServerThread(const char* description, bool for_writes) : description_(description) {
+  if (my_thread_init()) return;
+  THD* thd = new THD(next_thread_id());
+  thd->thread_stack = reinterpret_cast<char*>(&thd);
+  thd->store_globals();
+  thd->system_thread = SYSTEM_THREAD_GENERIC;
+  thd->security_ctx->skip_grants();
+  thd->security_ctx->host_or_ip = "localhost";
+  thd->set_command(COM_DAEMON);
+  thd->init_for_queries();
+  thd->real_id = pthread_self();
+  thd->variables.lock_wait_timeout = kMetadataLockWaitSeconds;
+  // Each batch is a statement in autocommit mode: its commit ends the InnoDB
+  // transaction and its read view, so the next batch sees newly committed rows.
+  thd->variables.option_bits &= ~(OPTION_NOT_AUTOCOMMIT | OPTION_BEGIN);
+  thd->variables.option_bits |= OPTION_AUTOCOMMIT;
+  thd->count_cuted_fields = CHECK_FIELD_IGNORE;
+  thd->proc_info = description_;
+  server_threads.insert(thd);
+  thd_ = thd;
+  (void)for_writes;
+}
+
+ServerThread::~ServerThread() {
+  if (thd_ == nullptr) return;
+  server_threads.erase(thd_);
+  thd_->set_status_var_init();
+  thd_->killed = KILL_CONNECTION;
+  delete thd_;
+  set_current_thd(nullptr);
+  my_thread_end();
+}
+
+void ServerThread::BeginBatch(enum_sql_command command) {
+  thd_->set_time();
+  thd_->set_query_id(next_query_id());
+  thd_->lex->sql_command = command;
+  thd_->proc_info = "rowsocket: executing batch";
+}
+
+void ServerThread::EndBatch() {
+  if (thd_->is_error() || thd_->get_stmt_da()->is_set()) thd_->clear_error(true);
+  thd_->get_stmt_da()->reset_diagnostics_area();
+  thd_->get_stmt_da()->clear_warning_info(thd_->query_id);
+  free_root(thd_->mem_root, MYF(MY_KEEP_PREALLOC));
+  thd_->proc_info = description_;
+}
+
+bool ServerThread::ShutdownRequested() {
+  killed_state k = thd_->killed;
+  if (k == NOT_KILLED) return false;
+  if (k == KILL_SERVER || k == KILL_SERVER_HARD) return true;
+  Log(LogLevel::kWarning,
+      "worker thread %llu ignored a KILL; workers stop with UNINSTALL PLUGIN or shutdown",
+      static_cast<unsigned long long>(thd_->thread_id));
+  thd_->reset_killed();
+  return false;
+}
+
+}  // namespace rowsocket

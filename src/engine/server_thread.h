@@ -1,0 +1,38 @@
+// ServerThread: makes the calling OS thread a MariaDB server thread for its
+// lifetime: its own THD, registered so SHOW PROCESSLIST lists it and server
+// shutdown can signal it.
+//
+// Construct and destroy on the same thread (a worker's). Not thread-safe; the
+// THD is this thread's alone.
+#pragma once
+
+#include "engine/server_headers.h"
+
+namespace rowsocket {
+
+class ServerThread {
+ public:
+  // `description` shows in SHOW PROCESSLIST's State column.
+  explicit ServerThread(const char* description, bool for_writes);
+  ~ServerThread();
+  ServerThread(const ServerThread&) = delete;
+  ServerThread& operator=(const ServerThread&) = delete;
+
+  bool ok() const { return thd_ != nullptr; }
+  THD* thd() const { return thd_; }
+
+  // Prepares the THD for one batch (fresh query id and time, statement kind).
+  void BeginBatch(enum_sql_command command);
+  // Frees what the batch allocated on the THD and clears its diagnostics.
+  void EndBatch();
+
+  // True once the server is shutting down. A KILL from an administrator that is
+  // not a shutdown is logged and cleared: workers live as long as the plugin.
+  bool ShutdownRequested();
+
+ private:
+  THD* thd_ = nullptr;
+  const char* description_;
+};
+
+}  // namespace rowsocket

@@ -1,0 +1,111 @@
+// TableCache: opening tables with an explicit-duration metadata lock, the way
+// the server's own HANDLER statement keeps tables open between statements, and
+// closing them when DDL needs them. Runs on a worker thread, between batches.
+#include "engine/table_cache.h"
+
+#include "server/log.h"
+
+namespace rowsocket {
+
+TableCache::~TableCache() { CloseAll(); }
+
+TableEntry* TableCache::Get(std::string_view db, std::string_view name, Status* status) {
+  std::string key;
+  key.reserve(db.size() + name.size() + 1);
+  key.append(db).push_back('\0');
+  key.append(name);
+  auto it = entries_.find(key);
+  TableEntry* entry;
+  if (it != entries_.end()) {
+    entry = it->second.get();
+  } else {
+    auto e = std::make_unique<TableEntry>();
+    e->db.assign(db);
+    e->name.assign(name);
+    *status = Open(e.get());
+    if (!status->ok()) return nullptr;  // unknown tables are not remembered
+    entry = e.get();
+    entries_.emplace(std::move(key), std::move(e));
+    return entry;
+  }
+  *status = entry->table ? Status::OK() : Open(entry);
+  return status->ok() ? entry : nullptr;
+}
+
+Status TableCache::Reopen(TableEntry* entry) {
+  return entry->table ? Status::OK() : Open(entry);
+}
+
+Status TableCache::Open(TableEntry* entry) {
+  LEX_CSTRING db{entry->db.c_str(), entry->db.size()};
+  LEX_CSTRING name{entry->name.c_str(), entry->name.size()};
+  TABLE_LIST tl;
+  tl.init_one_table(&db, &name, &name, for_writes_ ? TL_WRITE : TL_READ);
+  // The lock is requested with transaction duration (open_tables() can back off
+  // and retry only those) and made explicit once the table is open.
+  MDL_REQUEST_INIT(&tl.mdl_request, MDL_key::TABLE, db.str, name.str,
+                   for_writes_ ? MDL_SHARED_WRITE : MDL_SHARED_READ, MDL_TRANSACTION);
+  tl.required_type = TABLE_TYPE_NORMAL;
+
+  TABLE* saved_open_tables = thd_->open_tables;
+  thd_->set_open_tables(nullptr);
+  MDL_savepoint savepoint = thd_->mdl_context.mdl_savepoint();
+  TABLE_LIST* list = &tl;
+  uint counter = 0;
+  bool failed = open_tables(thd_, &list, &counter, 0);
+  if (!failed && (tl.table == nullptr || tl.table->s->tmp_table != NO_TMP_TABLE)) failed = true;
+  if (failed) {
+    close_thread_tables(thd_);
+    thd_->mdl_context.rollback_to_savepoint(savepoint);
+    thd_->set_open_tables(saved_open_tables);
+    thd_->clear_error();
+    return Status::Storage("open_table");
+  }
+  TABLE* table = tl.table;
+  thd_->set_open_tables(saved_open_tables);
+  entry->mdl_ticket = tl.mdl_request.ticket;
+  thd_->mdl_context.set_lock_duration(entry->mdl_ticket, MDL_EXPLICIT);
+  table->open_by_handler = 1;
+  table->next = nullptr;
+  entry->table = table;
+  ++entry->generation;
+  ++open_count_;
+  Log(LogLevel::kDebug, "opened table %s.%s", entry->db.c_str(), entry->name.c_str());
+  return Status::OK();
+}
+
+void TableCache::Close(TableEntry* entry) {
+  if (entry->table == nullptr) return;
+  TABLE* table = entry->table;
+  table->open_by_handler = 0;
+  table->file->ha_index_or_rnd_end();
+  close_thread_table(thd_, &table);
+  thd_->mdl_context.release_lock(entry->mdl_ticket);
+  entry->table = nullptr;
+  entry->mdl_ticket = nullptr;
+  --open_count_;
+  Log(LogLevel::kDebug, "closed table %s.%s", entry->db.c_str(), entry->name.c_str());
+}
+
+void TableCache::ReleaseContended() {
+  if (open_count_ == 0) return;
+  for (auto& kv : entries_) {
+    TableEntry* e = kv.second.get();
+    if (e->table == nullptr) continue;
+    if (e->mdl_ticket->has_pending_conflicting_lock() || e->table->s->tdc->flushed) Close(e);
+  }
+}
+
+void TableCache::CloseIdle(uint64_t now_ms, uint64_t idle_ms) {
+  if (open_count_ == 0) return;
+  for (auto& kv : entries_) {
+    TableEntry* e = kv.second.get();
+    if (e->table != nullptr && now_ms - e->last_used_ms > idle_ms) Close(e);
+  }
+}
+
+void TableCache::CloseAll() {
+  for (auto& kv : entries_) Close(kv.second.get());
+}
+
+}  // namespace rowsocket

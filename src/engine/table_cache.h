@@ -1,0 +1,66 @@
+// TableCache: the tables one worker keeps open across batches.
+//
+// Opening a table (metadata lock, table definition, handler) costs more than a
+// primary-key lookup, so a worker opens each table once and reuses it. An open
+// table holds a shared metadata lock, which would make ALTER, RENAME, DROP,
+// TRUNCATE and FLUSH wait; Release() closes every table that some other thread is
+// waiting for (or that FLUSH marked old), and CloseIdle() those unused for a while.
+// A closed entry keeps its name and reopens on next use; `generation` changes with
+// every reopen so that open indexes re-check their columns against the (possibly
+// new) definition.
+//
+// Used only on its worker's thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "engine/server_headers.h"
+#include "protocol/status.h"
+
+namespace rowsocket {
+
+struct TableEntry {
+  std::string db;
+  std::string name;
+  TABLE* table = nullptr;         // null while closed
+  MDL_ticket* mdl_ticket = nullptr;
+  uint64_t generation = 0;        // incremented by every (re)open
+  uint64_t last_used_ms = 0;
+  uint64_t batch_mark = 0;        // batch that last locked it (see BatchLock)
+};
+
+class TableCache {
+ public:
+  TableCache(THD* thd, bool for_writes) : thd_(thd), for_writes_(for_writes) {}
+  ~TableCache();  // closes everything
+  TableCache(const TableCache&) = delete;
+  TableCache& operator=(const TableCache&) = delete;
+
+  // Returns the entry for db.name, opening the table if needed. The entry stays
+  // valid (possibly closed) for the cache's lifetime.
+  TableEntry* Get(std::string_view db, std::string_view name, Status* status);
+  // Opens a closed entry again.
+  Status Reopen(TableEntry* entry);
+
+  // Closes tables that DDL or FLUSH waits for. Call between batches only.
+  void ReleaseContended();
+  // Closes tables not used since `now_ms - idle_ms`.
+  void CloseIdle(uint64_t now_ms, uint64_t idle_ms);
+  void CloseAll();
+
+  size_t open_count() const { return open_count_; }
+
+ private:
+  Status Open(TableEntry* entry);
+  void Close(TableEntry* entry);
+
+  THD* thd_;
+  bool for_writes_;
+  size_t open_count_ = 0;
+  std::unordered_map<std::string, std::unique_ptr<TableEntry>> entries_;  // "db\0name"
+};
+
+}  // namespace rowsocket

@@ -1,0 +1,207 @@
+// The rowsocket plugin: its declaration, its system variables, and the wiring
+// that starts the server on INSTALL (or server start) and stops it on UNINSTALL
+// (or shutdown). Runs on the thread that installs or uninstalls the plugin.
+//
+// Includes only MariaDB's public plugin API; everything that touches the server's
+// internals sits behind engine/engine.h.
+#include <mysql/plugin.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "engine/engine.h"
+#include "server/log.h"
+#include "server/server.h"
+
+namespace rowsocket {
+namespace {
+
+// --- System variables (read-only unless they have an update function) -------
+
+char* opt_address = nullptr;
+char* opt_port = nullptr;
+char* opt_port_wr = nullptr;
+char* opt_plain_secret = nullptr;
+char* opt_plain_secret_wr = nullptr;
+char* opt_allowed_system_schemas = nullptr;
+uint opt_threads = 0;
+uint opt_threads_wr = 0;
+uint opt_timeout = 300;
+uint opt_backlog = 1024;
+uint opt_sndbuf = 0;
+uint opt_rcvbuf = 0;
+uint opt_readsize = 65536;
+uint opt_accept_balance = 0;
+uint opt_verbose = 1;
+uint opt_max_line_length = 1 << 20;
+uint opt_max_open_indexes = 1024;
+uint opt_max_connections = 10000;
+uint opt_idle_table_close = 60;
+
+ServerTunables g_tunables;
+std::unique_ptr<ExecutorFactory> g_factory;
+std::unique_ptr<Server> g_server;
+
+// Update functions for the variables SET GLOBAL may change while serving.
+template <uint* Var, std::atomic<uint32_t> ServerTunables::*Field>
+void UpdateTunable(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save) {
+  *Var = *static_cast<const uint*>(save);
+  (g_tunables.*Field).store(*Var);
+}
+
+void UpdateVerbose(MYSQL_THD thd, struct st_mysql_sys_var* var, void* ptr, const void* save) {
+  UpdateTunable<&opt_verbose, &ServerTunables::verbose>(thd, var, ptr, save);
+  SetLogVerbosity(static_cast<int>(opt_verbose));
+}
+
+MYSQL_SYSVAR_STR(address, opt_address, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                 "Address both listeners bind to (default 127.0.0.1, like Debian's "
+                 "MariaDB binds SQL); 0.0.0.0 or :: for every interface",
+                 nullptr, nullptr, "127.0.0.1");
+MYSQL_SYSVAR_STR(port, opt_port, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                 "Port of the read-only listener; empty disables it", nullptr, nullptr, "9998");
+MYSQL_SYSVAR_STR(port_wr, opt_port_wr, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                 "Port of the read-write listener; empty disables it", nullptr, nullptr, "9999");
+MYSQL_SYSVAR_UINT(threads, opt_threads, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "Worker threads of the read listener; 0 = one per CPU core", nullptr, nullptr,
+                  0, 0, 256, 0);
+MYSQL_SYSVAR_UINT(threads_wr, opt_threads_wr, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "Worker threads of the write listener; 0 = half the CPU cores, at least 2",
+                  nullptr, nullptr, 0, 0, 256, 0);
+MYSQL_SYSVAR_UINT(timeout, opt_timeout, PLUGIN_VAR_RQCMDARG,
+                  "Seconds a client connection may stay idle before it is closed; 0 = never",
+                  nullptr, (UpdateTunable<&opt_timeout, &ServerTunables::timeout_seconds>), 300,
+                  0, 86400 * 365, 0);
+MYSQL_SYSVAR_UINT(backlog, opt_backlog, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "Listen backlog of each listener", nullptr, nullptr, 1024, 1, 65535, 0);
+MYSQL_SYSVAR_UINT(sndbuf, opt_sndbuf, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "SO_SNDBUF of client sockets in bytes; 0 = the kernel's default", nullptr,
+                  nullptr, 0, 0, 1 << 30, 0);
+MYSQL_SYSVAR_UINT(rcvbuf, opt_rcvbuf, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "SO_RCVBUF of client sockets in bytes; 0 = the kernel's default", nullptr,
+                  nullptr, 0, 0, 1 << 30, 0);
+MYSQL_SYSVAR_UINT(readsize, opt_readsize, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "Bytes read from a client socket at a time", nullptr, nullptr, 65536, 4096,
+                  1 << 24, 0);
+MYSQL_SYSVAR_UINT(accept_balance, opt_accept_balance, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "Accepted for compatibility with handlersocket_accept_balance; the kernel "
+                  "already hands each new connection to one idle worker",
+                  nullptr, nullptr, 0, 0, 10000, 0);
+MYSQL_SYSVAR_STR(plain_secret, opt_plain_secret,
+                 PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY | PLUGIN_VAR_NOSYSVAR | PLUGIN_VAR_MEMALLOC,
+                 "Shared secret a client of the read listener must send with `A 1 <secret>`; "
+                 "empty = no authentication",
+                 nullptr, nullptr, "");
+MYSQL_SYSVAR_STR(plain_secret_wr, opt_plain_secret_wr,
+                 PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY | PLUGIN_VAR_NOSYSVAR | PLUGIN_VAR_MEMALLOC,
+                 "Shared secret for the write listener; empty = no authentication", nullptr,
+                 nullptr, "");
+MYSQL_SYSVAR_STR(allowed_system_schemas, opt_allowed_system_schemas,
+                 PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                 "Comma-separated system schemas (mysql, information_schema, "
+                 "performance_schema, sys) that clients may open anyway; empty = none",
+                 nullptr, nullptr, "");
+MYSQL_SYSVAR_UINT(verbose, opt_verbose, PLUGIN_VAR_RQCMDARG,
+                  "Error log detail: 0 errors, 1 warnings and start/stop, 2 notable events, "
+                  "3 debug",
+                  nullptr, UpdateVerbose, 1, 0, 3, 0);
+MYSQL_SYSVAR_UINT(max_line_length, opt_max_line_length, PLUGIN_VAR_RQCMDARG,
+                  "Longest request line in bytes; a longer one is answered `2 1 linelen` and "
+                  "the connection is closed",
+                  nullptr, (UpdateTunable<&opt_max_line_length, &ServerTunables::max_line_length>),
+                  1 << 20, 64, 1 << 30, 0);
+MYSQL_SYSVAR_UINT(max_open_indexes, opt_max_open_indexes, PLUGIN_VAR_RQCMDARG,
+                  "Index ids a connection may use (0 .. this-1); larger ids answer `2 1 stmtnum`",
+                  nullptr,
+                  (UpdateTunable<&opt_max_open_indexes, &ServerTunables::max_open_indexes>), 1024,
+                  1, 1 << 20, 0);
+MYSQL_SYSVAR_UINT(max_connections, opt_max_connections, PLUGIN_VAR_RQCMDARG,
+                  "Client connections per listener; further ones are closed at once", nullptr,
+                  (UpdateTunable<&opt_max_connections, &ServerTunables::max_connections>), 10000,
+                  1, 1 << 24, 0);
+MYSQL_SYSVAR_UINT(idle_table_close, opt_idle_table_close, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "Seconds after which a worker closes a table it has not used, releasing its "
+                  "metadata lock", nullptr, nullptr, 60, 1, 86400, 0);
+
+struct st_mysql_sys_var* system_variables[] = {
+    MYSQL_SYSVAR(address), MYSQL_SYSVAR(port), MYSQL_SYSVAR(port_wr), MYSQL_SYSVAR(threads),
+    MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
+    MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(accept_balance),
+    MYSQL_SYSVAR(plain_secret), MYSQL_SYSVAR(plain_secret_wr),
+    MYSQL_SYSVAR(allowed_system_schemas), MYSQL_SYSVAR(verbose), MYSQL_SYSVAR(max_line_length),
+    MYSQL_SYSVAR(max_open_indexes), MYSQL_SYSVAR(max_connections),
+    MYSQL_SYSVAR(idle_table_close), nullptr};
+
+std::string Str(const char* s) { return s ? s : ""; }
+
+ServerConfig ConfigFromVariables() {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ServerConfig c;
+  c.address = Str(opt_address);
+  c.read = {Str(opt_port), opt_threads ? static_cast<int>(opt_threads) : cores, true,
+            Str(opt_plain_secret)};
+  c.write = {Str(opt_port_wr),
+             opt_threads_wr ? static_cast<int>(opt_threads_wr) : std::max(2, cores / 2), false,
+             Str(opt_plain_secret_wr)};
+  c.backlog = static_cast<int>(opt_backlog);
+  c.sndbuf = static_cast<int>(opt_sndbuf);
+  c.rcvbuf = static_cast<int>(opt_rcvbuf);
+  c.readsize = opt_readsize;
+  c.accept_balance = opt_accept_balance;
+  return c;
+}
+
+int PluginInit(void*) {
+  LogToServerErrorLog();
+  SetLogVerbosity(static_cast<int>(opt_verbose));
+  g_tunables.timeout_seconds.store(opt_timeout);
+  g_tunables.max_line_length.store(opt_max_line_length);
+  g_tunables.max_open_indexes.store(opt_max_open_indexes);
+  g_tunables.max_connections.store(opt_max_connections);
+  g_tunables.verbose.store(opt_verbose);
+
+  EngineOptions engine;
+  engine.tunables = &g_tunables;
+  engine.allowed_system_schemas = Str(opt_allowed_system_schemas);
+  engine.idle_table_close_ms = uint64_t{opt_idle_table_close} * 1000;
+  g_factory = NewEngineExecutorFactory(engine);
+  g_server = std::make_unique<Server>(ConfigFromVariables(), &g_tunables, g_factory.get());
+  std::string error;
+  if (!g_server->Start(&error)) {
+    Log(LogLevel::kError, "cannot start: %s", error.c_str());
+    g_server.reset();
+    g_factory.reset();
+    return 1;
+  }
+  return 0;
+}
+
+int PluginDeinit(void*) {
+  if (g_server) g_server->Stop();
+  g_server.reset();
+  g_factory.reset();
+  Log(LogLevel::kInfo, "stopped");
+  return 0;
+}
+
+struct st_mysql_daemon daemon_descriptor = {MYSQL_DAEMON_INTERFACE_VERSION};
+
+}  // namespace
+}  // namespace rowsocket
+
+maria_declare_plugin(rowsocket){
+    MYSQL_DAEMON_PLUGIN,
+    &rowsocket::daemon_descriptor,
+    "rowsocket",
+    "rowsocket authors",
+    "HandlerSocket-protocol NoSQL access to tables, straight through the handler API",
+    PLUGIN_LICENSE_GPL,
+    rowsocket::PluginInit,
+    rowsocket::PluginDeinit,
+    0x0001,
+    nullptr,
+    rowsocket::system_variables,
+    "0.1.0",
+    MariaDB_PLUGIN_MATURITY_EXPERIMENTAL} maria_declare_plugin_end;

@@ -1,0 +1,378 @@
+// The request parser: one line of the wire protocol in, one Request out.
+//
+// Called by the server's connection code on its event-loop thread, once per
+// complete line, usually many times over one input buffer when a client pipelines.
+// The line is walked once, left to right: a cursor cuts the next token at the next
+// TAB, syntax tokens (numbers, operators) are compared as sent, and value tokens are
+// decoded in place, so parsing copies no bytes and allocates only when a Request's
+// vectors must grow past their largest shape so far.
+//
+// Every way a line can be malformed is a ParseError; MessageFor() is the one table
+// that maps them onto the wire messages.
+#include "protocol/request.h"
+
+#include <cstring>
+
+#include "protocol/codec.h"
+
+namespace rowsocket {
+
+namespace {
+
+// What is wrong with a line. Finer-grained than the wire messages, so that each
+// case can be mapped on its own in MessageFor().
+enum class ParseError : uint8_t {
+  kNone,
+  kUnknownCommand,      // first token is not P, A, or a decimal index id
+  kBadIndexId,          // index id overflows or exceeds kMaxIndexIdValue
+  kOpenIndexArity,      // P with fewer than 6 or more than 7 tokens
+  kAuthArity,           // A with other than 3 tokens
+  kMissingOp,           // <id> alone
+  kBadFindOp,           // op is not =, >, >=, <, <=
+  kBadKeyCount,         // find key count missing, not decimal, or 0
+  kMissingKeyValues,    // fewer key values than the count says
+  kBadLimit,            // limit overflows
+  kBadOffset,           // limit without a decimal offset after it
+  kBadInHeader,         // @ without a decimal key part and count
+  kMissingInValues,     // fewer IN values than the count says
+  kShortFilter,         // F/W without op, column and value
+  kBadFilterOp,         // filter op is not =, !=, <, <=, >, >=
+  kBadFilterColumn,     // filter column is not decimal
+  kBadFilterType,       // token in filter position that is neither F/W nor a mop
+  kBadModifyOp,         // token in filter position that starts like a mop but is none
+  kDeleteWithValues,    // D or D? followed by more tokens
+  kBadInsertCount,      // insert count missing or not decimal
+  kInsertValueCount,    // insert with more or fewer values than the count says
+};
+
+// The wire message (code 2) for each ParseError. Adjust here, and only here.
+std::string_view MessageFor(ParseError error) {
+  switch (error) {
+    case ParseError::kNone:              return {};
+    case ParseError::kUnknownCommand:    return "cmd";
+    case ParseError::kBadIndexId:        return "syntax";
+    case ParseError::kOpenIndexArity:    return "syntax";
+    case ParseError::kAuthArity:         return "syntax";
+    case ParseError::kMissingOp:         return "syntax";
+    case ParseError::kBadFindOp:         return "op";
+    case ParseError::kBadKeyCount:       return "syntax";
+    case ParseError::kMissingKeyValues:  return "syntax";
+    case ParseError::kBadLimit:          return "syntax";
+    case ParseError::kBadOffset:         return "syntax";
+    case ParseError::kBadInHeader:       return "syntax";
+    case ParseError::kMissingInValues:   return "invalueslen";
+    case ParseError::kShortFilter:       return "syntax";
+    case ParseError::kBadFilterOp:       return "op";
+    case ParseError::kBadFilterColumn:   return "syntax";
+    case ParseError::kBadFilterType:     return "filtertype";
+    case ParseError::kBadModifyOp:       return "modop";
+    case ParseError::kDeleteWithValues:  return "syntax";
+    case ParseError::kBadInsertCount:    return "syntax";
+    case ParseError::kInsertValueCount:  return "syntax";
+  }
+  return "syntax";
+}
+
+// One raw token: a slice of the line, not yet decoded.
+struct Token {
+  char* data = nullptr;
+  size_t size = 0;
+
+  std::string_view view() const { return std::string_view(data, size); }
+  bool Is(std::string_view s) const { return view() == s; }
+  bool IsNull() const { return size == 1 && data[0] == '\0'; }
+  bool IsDigits() const {
+    if (size == 0) return false;
+    for (size_t i = 0; i < size; ++i) {
+      if (data[i] < '0' || data[i] > '9') return false;
+    }
+    return true;
+  }
+};
+
+// Cuts a line into TAB-separated tokens, left to right. A line of n TABs has n + 1
+// tokens, so an empty line is one empty token and a trailing TAB one more.
+class TokenCursor {
+ public:
+  TokenCursor(char* line, size_t size) : next_(line), end_(line + size) {}
+
+  // Looks at the next token without taking it; false when none is left.
+  bool Peek(Token* token) const {
+    if (done_) return false;
+    const size_t left = static_cast<size_t>(end_ - next_);
+    const void* tab = left > 0 ? std::memchr(next_, '\t', left) : nullptr;
+    token->data = next_;
+    token->size = static_cast<size_t>((tab ? static_cast<const char*>(tab) : end_) - next_);
+    return true;
+  }
+
+  // Takes the next token; false when none is left.
+  bool Next(Token* token) {
+    if (!Peek(token)) return false;
+    next_ = token->data + token->size;
+    if (next_ == end_) done_ = true; else ++next_;  // step over the TAB
+    return true;
+  }
+
+  bool AtEnd() const { return done_; }
+
+ private:
+  char* next_;         // start of the next token
+  char* end_;          // end of the line
+  bool done_ = false;  // the last token has been taken
+};
+
+// Parses a decimal uint32: digits only, no sign, no overflow.
+bool ParseDecimal(const Token& token, uint32_t* value) {
+  if (!token.IsDigits()) return false;
+  uint64_t v = 0;
+  for (size_t i = 0; i < token.size; ++i) {
+    v = v * 10 + static_cast<uint64_t>(token.data[i] - '0');
+    if (v > UINT32_MAX) return false;
+  }
+  *value = static_cast<uint32_t>(v);
+  return true;
+}
+
+bool ParseFindOp(const Token& t, FindOp* op) {
+  if (t.Is("=")) { *op = FindOp::kEq; return true; }
+  if (t.Is(">")) { *op = FindOp::kGt; return true; }
+  if (t.Is(">=")) { *op = FindOp::kGe; return true; }
+  if (t.Is("<")) { *op = FindOp::kLt; return true; }
+  if (t.Is("<=")) { *op = FindOp::kLe; return true; }
+  return false;
+}
+
+bool ParseCompareOp(const Token& t, CompareOp* op) {
+  if (t.Is("=")) { *op = CompareOp::kEq; return true; }
+  if (t.Is("!=")) { *op = CompareOp::kNe; return true; }
+  if (t.Is("<")) { *op = CompareOp::kLt; return true; }
+  if (t.Is("<=")) { *op = CompareOp::kLe; return true; }
+  if (t.Is(">")) { *op = CompareOp::kGt; return true; }
+  if (t.Is(">=")) { *op = CompareOp::kGe; return true; }
+  return false;
+}
+
+bool ParseFilterKind(const Token& t, FilterKind* kind) {
+  if (t.Is("F")) { *kind = FilterKind::kSkip; return true; }
+  if (t.Is("W")) { *kind = FilterKind::kStop; return true; }
+  return false;
+}
+
+// U, +, -, D, each optionally followed by `?`.
+bool ParseModifyOp(const Token& t, ModifyOp* op, bool* return_rows) {
+  if (t.size == 0 || t.size > 2) return false;
+  if (t.size == 2 && t.data[1] != '?') return false;
+  switch (t.data[0]) {
+    case 'U': *op = ModifyOp::kUpdate; break;
+    case '+': *op = ModifyOp::kIncrement; break;
+    case '-': *op = ModifyOp::kDecrement; break;
+    case 'D': *op = ModifyOp::kDelete; break;
+    default: return false;
+  }
+  *return_rows = t.size == 2;
+  return true;
+}
+
+// A token that starts like a modify op ("U!", "D??", "-1") is a bad mop rather
+// than a bad filter type.
+bool LooksLikeModifyOp(const Token& t) {
+  if (t.size == 0) return false;
+  const char c = t.data[0];
+  return c == 'U' || c == '+' || c == '-' || c == 'D';
+}
+
+// Decodes a value token in place.
+Value DecodeValue(const Token& t) {
+  if (t.IsNull()) return Value::Null();
+  return Value::Of(std::string_view(t.data, DecodeInPlace(t.data, t.size)));
+}
+
+// Decodes a name token (db, table, ...) in place; NULL reads as empty.
+std::string_view DecodeName(const Token& t) {
+  if (t.IsNull()) return std::string_view(t.data, 0);
+  return std::string_view(t.data, DecodeInPlace(t.data, t.size));
+}
+
+class Parser {
+ public:
+  Parser(char* line, size_t size, Request* out) : tokens_(line, size), out_(out) {}
+
+  ParseError Parse() {
+    Token first;
+    tokens_.Next(&first);  // a line always has a first token, maybe empty
+    if (first.Is("P")) return ParseOpenIndex();
+    if (first.Is("A")) return ParseAuth();
+    if (!first.IsDigits()) return ParseError::kUnknownCommand;
+    if (!ParseIndexId(first)) return ParseError::kBadIndexId;
+
+    Token op_token;
+    if (!tokens_.Next(&op_token)) return ParseError::kMissingOp;
+    if (op_token.Is("+")) return ParseInsert();
+    if (!ParseFindOp(op_token, &out_->op)) return ParseError::kBadFindOp;
+    return ParseFind();
+  }
+
+ private:
+  bool ParseIndexId(const Token& t) {
+    return ParseDecimal(t, &out_->index_id) && out_->index_id <= kMaxIndexIdValue;
+  }
+
+  // Takes `n` value tokens into `values`; false if the line ends first.
+  bool TakeValues(uint32_t n, std::vector<Value>* values) {
+    Token t;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!tokens_.Next(&t)) return false;
+      values->push_back(DecodeValue(t));
+    }
+    return true;
+  }
+
+  // P <indexid> <db> <table> <index> <columns> [<fcolumns>]
+  ParseError ParseOpenIndex() {
+    Token id, db, table, index, columns, filter_columns;
+    if (!tokens_.Next(&id) || !tokens_.Next(&db) || !tokens_.Next(&table) ||
+        !tokens_.Next(&index) || !tokens_.Next(&columns)) {
+      return ParseError::kOpenIndexArity;
+    }
+    const bool has_filter_columns = tokens_.Next(&filter_columns);
+    if (!tokens_.AtEnd()) return ParseError::kOpenIndexArity;
+    if (!ParseIndexId(id)) return ParseError::kBadIndexId;
+
+    out_->type = RequestType::kOpenIndex;
+    out_->db = DecodeName(db);
+    out_->table = DecodeName(table);
+    out_->index = DecodeName(index);
+    out_->columns = DecodeName(columns);
+    if (has_filter_columns) out_->filter_columns = DecodeName(filter_columns);
+    return ParseError::kNone;
+  }
+
+  // A <atyp> <akey>
+  ParseError ParseAuth() {
+    Token type, key;
+    if (!tokens_.Next(&type) || !tokens_.Next(&key) || !tokens_.AtEnd()) {
+      return ParseError::kAuthArity;
+    }
+    out_->type = RequestType::kAuth;
+    out_->auth_type = DecodeName(type);
+    out_->auth_key = DecodeName(key);
+    return ParseError::kNone;
+  }
+
+  // <indexid> + <n> <v1..vn>, after the `+`.
+  ParseError ParseInsert() {
+    Token t;
+    uint32_t n;
+    if (!tokens_.Next(&t) || !ParseDecimal(t, &n)) return ParseError::kBadInsertCount;
+    if (!TakeValues(n, &out_->key) || !tokens_.AtEnd()) return ParseError::kInsertValueCount;
+    out_->type = RequestType::kInsert;
+    return ParseError::kNone;
+  }
+
+  // <indexid> <op> <n> <v1..vn> [<limit> <offset>] [@ ...] [<F|W> ...]... [<mop> ...],
+  // after the op.
+  ParseError ParseFind() {
+    Token t;
+    uint32_t n;
+
+    // Key values.
+    if (!tokens_.Next(&t) || !ParseDecimal(t, &n) || n == 0) return ParseError::kBadKeyCount;
+    if (!TakeValues(n, &out_->key)) return ParseError::kMissingKeyValues;
+
+    // Limit and offset: present when the next token is a number.
+    if (tokens_.Peek(&t) && t.IsDigits()) {
+      tokens_.Next(&t);
+      if (!ParseDecimal(t, &out_->limit)) return ParseError::kBadLimit;
+      if (!tokens_.Next(&t) || !ParseDecimal(t, &out_->offset)) return ParseError::kBadOffset;
+    }
+
+    // IN: @ <key part> <m> <v1..vm>.
+    if (tokens_.Peek(&t) && t.Is("@")) {
+      tokens_.Next(&t);
+      Token part, count;
+      uint32_t m;
+      if (!tokens_.Next(&part) || !ParseDecimal(part, &out_->in_key_part) ||
+          !tokens_.Next(&count) || !ParseDecimal(count, &m)) {
+        return ParseError::kBadInHeader;
+      }
+      if (!TakeValues(m, &out_->in_values)) return ParseError::kMissingInValues;
+      out_->has_in = true;
+    }
+
+    // Filters, then at most one modify part, which takes the rest of the line.
+    while (tokens_.Next(&t)) {
+      FilterKind kind;
+      if (ParseFilterKind(t, &kind)) {
+        const ParseError error = ParseFilter(kind);
+        if (error != ParseError::kNone) return error;
+        continue;
+      }
+      if (ParseModifyOp(t, &out_->modify, &out_->return_rows)) return ParseModify();
+      return LooksLikeModifyOp(t) ? ParseError::kBadModifyOp : ParseError::kBadFilterType;
+    }
+    out_->type = RequestType::kFind;
+    return ParseError::kNone;
+  }
+
+  // <fop> <fcol> <fval>, after the F or W.
+  ParseError ParseFilter(FilterKind kind) {
+    Token op, column, value;
+    if (!tokens_.Next(&op) || !tokens_.Next(&column) || !tokens_.Next(&value)) {
+      return ParseError::kShortFilter;
+    }
+    Filter filter;
+    filter.kind = kind;
+    if (!ParseCompareOp(op, &filter.op)) return ParseError::kBadFilterOp;
+    if (!ParseDecimal(column, &filter.column)) return ParseError::kBadFilterColumn;
+    filter.value = DecodeValue(value);
+    out_->filters.push_back(filter);
+    return ParseError::kNone;
+  }
+
+  // <m1..mk>, after the mop: every remaining token.
+  ParseError ParseModify() {
+    Token t;
+    if (out_->modify == ModifyOp::kDelete && !tokens_.AtEnd()) {
+      return ParseError::kDeleteWithValues;
+    }
+    while (tokens_.Next(&t)) out_->modify_values.push_back(DecodeValue(t));
+    out_->type = RequestType::kFind;
+    return ParseError::kNone;
+  }
+
+  TokenCursor tokens_;
+  Request* out_;
+};
+
+}  // namespace
+
+void Request::Clear() {
+  type = RequestType::kInvalid;
+  error = Status::OK();
+  index_id = 0;
+  db = table = index = columns = filter_columns = std::string_view();
+  auth_type = auth_key = std::string_view();
+  op = FindOp::kEq;
+  key.clear();
+  limit = 1;
+  offset = 0;
+  has_in = false;
+  in_key_part = 0;
+  in_values.clear();
+  filters.clear();
+  modify = ModifyOp::kNone;
+  return_rows = false;
+  modify_values.clear();
+}
+
+void ParseRequest(char* line, size_t size, Request* out) {
+  out->Clear();
+  const ParseError error = Parser(line, size, out).Parse();
+  if (error != ParseError::kNone) {
+    out->type = RequestType::kInvalid;
+    out->error = Status::BadRequest(MessageFor(error));
+  }
+}
+
+}  // namespace rowsocket

@@ -1,0 +1,103 @@
+// Requests of the HandlerSocket wire protocol, and the parser that makes them.
+//
+// ParseRequest turns one line (a request without its LF) into a Request. Tokens are
+// decoded in place inside the line, so every Value and string_view of a Request
+// points into the caller's line buffer: keep the buffer unchanged while the Request
+// is in use. Requests are meant to be reused: Clear() keeps vector capacity, so a
+// connection that parses many requests allocates only while its shapes grow.
+//
+// The parser checks shape only (token counts, numbers, operators); whether an index
+// id is open, a column exists or a value fits is for the engine to say.
+// Thread-compatible: a Request belongs to one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "protocol/status.h"
+
+namespace rowsocket {
+
+// A decoded value: a binary-safe string, or NULL.
+struct Value {
+  const char* data = nullptr;
+  uint32_t size = 0;
+  bool is_null = false;
+
+  static Value Null() { Value v; v.is_null = true; return v; }
+  static Value Of(std::string_view s) {
+    Value v; v.data = s.data(); v.size = static_cast<uint32_t>(s.size()); return v;
+  }
+  std::string_view view() const { return std::string_view(data, size); }
+};
+
+enum class RequestType : uint8_t {
+  kOpenIndex,  // P
+  kAuth,       // A
+  kFind,       // <id> <op> ...      (with modify != kNone: find and modify)
+  kInsert,     // <id> + <n> <v...>
+  kInvalid,    // could not be parsed; `error` says why
+};
+
+// Find operator: where the scan starts and in which direction it goes.
+enum class FindOp : uint8_t { kEq, kGt, kGe, kLt, kLe };
+// Filter comparison.
+enum class CompareOp : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
+// F skips a row that fails the filter; W stops the scan at it.
+enum class FilterKind : uint8_t { kSkip, kStop };
+enum class ModifyOp : uint8_t { kNone, kUpdate, kIncrement, kDecrement, kDelete };
+
+struct Filter {
+  FilterKind kind = FilterKind::kSkip;
+  CompareOp op = CompareOp::kEq;
+  uint32_t column = 0;  // position in the open index's filter columns
+  Value value;
+};
+
+struct Request {
+  RequestType type = RequestType::kInvalid;
+  Status error;  // set when type == kInvalid
+
+  // Index id (P, find, insert).
+  uint32_t index_id = 0;
+
+  // P <id> <db> <table> <index> <columns> [<fcolumns>]
+  std::string_view db, table, index;
+  std::string_view columns;         // comma-separated, as sent
+  std::string_view filter_columns;  // comma-separated, may be empty
+
+  // A <type> <key>
+  std::string_view auth_type, auth_key;
+
+  // Find: key values for the first key.size() key parts; insert: column values.
+  FindOp op = FindOp::kEq;
+  std::vector<Value> key;
+  uint32_t limit = 1;
+  uint32_t offset = 0;
+
+  // IN: @ <key part> <n> <v1..vn>
+  bool has_in = false;
+  uint32_t in_key_part = 0;
+  std::vector<Value> in_values;
+
+  std::vector<Filter> filters;
+
+  // Modify part of a find.
+  ModifyOp modify = ModifyOp::kNone;
+  bool return_rows = false;  // the `?` forms: answer the rows as they were before
+  std::vector<Value> modify_values;
+
+  // Resets to an empty request, keeping vector capacity.
+  void Clear();
+};
+
+// Maximum accepted decimal value for an index id (ids index a per-connection table).
+constexpr uint32_t kMaxIndexIdValue = 0x7fffffff;
+
+// Parses `line[0..size)` (no LF, no trailing CR) into `*out`, decoding tokens in
+// place. On a malformed line sets out->type = kInvalid and out->error to the wire
+// error (code 2, e.g. "syntax", "op", "modop", "filtertype", "invalueslen").
+void ParseRequest(char* line, size_t size, Request* out);
+
+}  // namespace rowsocket

@@ -1,0 +1,48 @@
+// Writes answers in the HandlerSocket wire format.
+//
+// An answer is one line of TAB-separated tokens ending with LF. Success is
+// `0 <n> ...`, an error `<code> 1 <message>`. A ResponseWriter appends to a
+// caller-owned buffer (usually a connection's output buffer), so many answers of a
+// batch land in one buffer and leave in one write. Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "protocol/status.h"
+
+namespace rowsocket {
+
+class ResponseWriter {
+ public:
+  explicit ResponseWriter(std::string* out) : out_(out) {}
+
+  // `0\t1\n`: open index, auth, insert without AUTO_INCREMENT.
+  void Ok();
+  // `0\t1\t<n>\n`: rows changed by a modify, or an insert's AUTO_INCREMENT id.
+  void OkWithNumber(uint64_t n);
+  // `<code>\t1\t<message>\n`; `status` must not be OK.
+  void Error(const Status& status);
+  // Writes OK() or Error(status).
+  void Result(const Status& status) { status.ok() ? Ok() : Error(status); }
+
+  // Row answers: BeginRows(ncols), then any number of values, then EndRows().
+  // Values are flattened row after row; the caller writes ncols per row.
+  void BeginRows(uint32_t ncols);
+  void Value(std::string_view raw);       // encoded on the way out
+  void IntegerValue(int64_t v);           // fast path, no encoding needed
+  void UnsignedValue(uint64_t v);         // fast path, no encoding needed
+  void NullValue();
+  void EndRows();
+
+  // Undo support: size of the buffer now, and a rollback to it (used when a batch
+  // must rewrite an answer it had started, e.g. after a deadlock).
+  size_t Mark() const { return out_->size(); }
+  void Truncate(size_t mark) { out_->resize(mark); }
+
+ private:
+  std::string* out_;
+};
+
+}  // namespace rowsocket

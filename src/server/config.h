@@ -1,0 +1,40 @@
+// ServerConfig: everything the server layer needs to know, as plain values.
+// Filled by the plugin layer from system variables; copied into the Server at
+// start. Fields that may change at run time are read through ServerTunables.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace rowsocket {
+
+// Values an administrator may change with SET GLOBAL while the server runs.
+// Workers read them with relaxed loads on every use.
+struct ServerTunables {
+  std::atomic<uint32_t> timeout_seconds{300};        // idle connection timeout, 0 = none
+  std::atomic<uint32_t> max_line_length{1 << 20};    // bytes, LF included
+  std::atomic<uint32_t> max_open_indexes{1024};      // index ids per connection
+  std::atomic<uint32_t> max_connections{10000};      // per listener
+  std::atomic<uint32_t> verbose{1};                  // 0 quiet .. 3 chatty
+};
+
+struct ListenerConfig {
+  std::string port;        // empty: this listener is disabled
+  int threads = 1;
+  bool read_only = true;
+  std::string secret;      // empty: no authentication required
+};
+
+struct ServerConfig {
+  std::string address = "127.0.0.1";
+  ListenerConfig read;
+  ListenerConfig write;
+  int backlog = 1024;
+  int sndbuf = 0;              // 0: the kernel's default
+  int rcvbuf = 0;
+  uint32_t readsize = 65536;   // bytes asked from the socket per read
+  uint32_t accept_balance = 0; // see Worker::ShouldAccept
+};
+
+}  // namespace rowsocket

@@ -1,0 +1,128 @@
+// Connection: reading, line framing, per-connection request rules, writing.
+// Runs on the owning worker's thread.
+#include "server/connection.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "server/listener.h"
+
+namespace rowsocket {
+namespace {
+
+// Output buffers bigger than this are released once drained, so that a burst of
+// large answers does not pin memory on an idle connection.
+constexpr size_t kKeepOutputCapacity = 64 * 1024;
+constexpr size_t kKeepInputCapacity = 64 * 1024;
+
+bool IsWrite(const Request& r) {
+  return r.type == RequestType::kInsert ||
+         (r.type == RequestType::kFind && r.modify != ModifyOp::kNone);
+}
+
+void MakeError(Request* r, Status status) {
+  r->type = RequestType::kInvalid;
+  r->error = status;
+}
+
+}  // namespace
+
+bool Connection::ReadOnce(size_t readsize) {
+  size_t old = in_.size();
+  in_.resize(old + readsize);
+  ssize_t n;
+  do {
+    n = ::recv(fd_, &in_[old], readsize, 0);
+  } while (n < 0 && errno == EINTR);
+  in_.resize(old + (n > 0 ? static_cast<size_t>(n) : 0));
+  if (n == 0) eof_ = true;
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
+  return true;
+}
+
+size_t Connection::ParseLines(uint32_t max_line_length) {
+  size_t count = 0;
+  while (!closing_) {
+    char* begin = &in_[0] + consumed_;
+    size_t avail = in_.size() - consumed_;
+    char* lf = avail ? static_cast<char*>(std::memchr(begin, '\n', avail)) : nullptr;
+    if (lf == nullptr) {
+      if (avail >= max_line_length) {
+        // No end in sight: answer once and close; the rest of the stream cannot be
+        // framed reliably.
+        if (requests_.size() <= count) requests_.emplace_back();
+        requests_[count].Clear();
+        MakeError(&requests_[count++], Status::BadRequest("linelen"));
+        closing_ = true;
+        consumed_ = in_.size();
+      }
+      break;
+    }
+    size_t len = static_cast<size_t>(lf - begin);
+    consumed_ += len + 1;
+    if (len + 1 > max_line_length) {
+      if (requests_.size() <= count) requests_.emplace_back();
+      requests_[count].Clear();
+      MakeError(&requests_[count++], Status::BadRequest("linelen"));
+      closing_ = true;
+      break;
+    }
+    if (len > 0 && begin[len - 1] == '\r') --len;
+    if (requests_.size() <= count) requests_.emplace_back();
+    ParseOne(begin, len, &requests_[count++]);
+  }
+  return count;
+}
+
+void Connection::ParseOne(char* line, size_t size, Request* r) {
+  ParseRequest(line, size, r);
+  if (r->type == RequestType::kInvalid) return;
+  const std::string& secret = listener_->secret();
+  if (r->type == RequestType::kAuth) {
+    if (r->auth_type != "1") {
+      MakeError(r, Status::Unauthorized("authtype"));
+    } else if (!secret.empty() && r->auth_key != secret) {
+      authenticated_ = false;
+      MakeError(r, Status::Unauthorized("unauth"));
+    } else {
+      authenticated_ = true;
+    }
+    return;
+  }
+  if (!secret.empty() && !authenticated_) {
+    MakeError(r, Status::Unauthorized("unauth"));
+    return;
+  }
+  if (listener_->read_only() && IsWrite(*r)) MakeError(r, Status::BadRequest("readonly"));
+}
+
+void Connection::CompactInput() {
+  if (consumed_ == in_.size()) {
+    in_.clear();
+    if (in_.capacity() > kKeepInputCapacity) std::string().swap(in_);
+  } else if (consumed_ > 0) {
+    in_.erase(0, consumed_);
+  }
+  consumed_ = 0;
+}
+
+bool Connection::Flush() {
+  while (out_sent_ < out_.size()) {
+    ssize_t n = ::send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
+      return false;
+    }
+    out_sent_ += static_cast<size_t>(n);
+  }
+  out_.clear();
+  out_sent_ = 0;
+  if (out_.capacity() > kKeepOutputCapacity) std::string().swap(out_);
+  return true;
+}
+
+}  // namespace rowsocket

@@ -1,0 +1,73 @@
+// Connection: one client socket and its buffers, owned by exactly one worker.
+//
+// Input arrives in `in_`; complete lines are parsed in place into `requests_`
+// (their tokens point into `in_`), so `in_` is compacted only after the batch that
+// uses them has been answered. Answers accumulate in `out_` and leave in as few
+// writes as the socket allows. Used only on its worker's thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "protocol/request.h"
+#include "server/executor.h"
+
+namespace rowsocket {
+
+class Listener;
+
+class Connection {
+ public:
+  Connection(int fd, Listener* listener, std::unique_ptr<Session> session)
+      : fd_(fd), listener_(listener), session_(std::move(session)) {}
+
+  int fd() const { return fd_; }
+  Listener* listener() const { return listener_; }
+  Session* session() const { return session_.get(); }
+
+  // Reads once from the socket into the input buffer. Returns false when the
+  // connection is unusable (error); sets eof() when the peer closed its side.
+  bool ReadOnce(size_t readsize);
+
+  // Parses every complete line in the input buffer into requests (see
+  // ParsedRequests). Applies the line-length limit, the read-only rule and
+  // authentication. Returns the number of requests parsed.
+  size_t ParseLines(uint32_t max_line_length);
+  Request* request(size_t i) { return &requests_[i]; }
+
+  // Drops the input consumed by the last ParseLines (call after answering).
+  void CompactInput();
+
+  std::string* output() { return &out_; }
+  bool HasOutput() const { return out_sent_ < out_.size(); }
+  // Writes as much pending output as the socket takes. False on a socket error.
+  bool Flush();
+
+  bool eof() const { return eof_; }
+  // The stream is beyond repair: answer what was parsed, then close.
+  bool closing() const { return closing_; }
+
+  uint64_t last_active_ms = 0;  // last time a request arrived
+  size_t index = 0;             // position in the worker's connection list
+  bool watching_output = false; // EPOLLOUT is registered
+
+ private:
+  // Turns one line into a request, applying per-connection rules.
+  void ParseOne(char* line, size_t size, Request* request);
+
+  int fd_;
+  Listener* listener_;
+  std::unique_ptr<Session> session_;
+  std::string in_;                 // received bytes; [0, consumed_) already parsed
+  size_t consumed_ = 0;
+  std::string out_;                // answers; [0, out_sent_) already written
+  size_t out_sent_ = 0;
+  std::vector<Request> requests_;  // reused across batches
+  bool authenticated_ = false;
+  bool eof_ = false;
+  bool closing_ = false;
+};
+
+}  // namespace rowsocket

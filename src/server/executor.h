@@ -1,0 +1,65 @@
+// The seam between the server layer (sockets, event loops, batching) and the
+// engine layer (MariaDB). The server knows nothing of tables; it hands every batch
+// of parsed requests to an Executor and sends what the Executor wrote.
+//
+// Threading: each worker thread creates its own Executor through the
+// ExecutorFactory on that thread, uses it only there, and destroys it there. Sessions
+// are created, used and destroyed on their worker's thread, before the Executor.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "protocol/request.h"
+
+namespace rowsocket {
+
+// Per-connection state the executor keeps (open indexes). Opaque to the server.
+class Session {
+ public:
+  virtual ~Session() = default;
+};
+
+// One request of a batch, and where its answer goes.
+struct BatchItem {
+  Session* session;        // the connection's session
+  Request* request;        // parsed request (kInvalid carries its error)
+  std::string* out;        // the connection's output buffer; append the answer
+};
+
+// Describes the worker an executor serves.
+struct WorkerInfo {
+  int index;               // 0-based across all workers
+  bool read_only;          // serves the read listener
+  const char* listener;    // "read" or "write", for logs and process lists
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+
+  virtual std::unique_ptr<Session> NewSession() = 0;
+
+  // Executes items[0..count) and appends exactly one answer per item to its
+  // `out`, in item order. Requests of type kInvalid are answered with their error
+  // and kAuth with success (the server has checked the secret already).
+  virtual void Execute(BatchItem* items, size_t count) = 0;
+
+  // Called after every loop turn and at least every few tens of milliseconds while
+  // idle: release tables that DDL is waiting for, close idle tables.
+  virtual void Tick() = 0;
+
+  // True once the server is shutting down (or this worker was killed for good):
+  // the worker should close its connections and exit.
+  virtual bool ShouldStop() = 0;
+};
+
+class ExecutorFactory {
+ public:
+  virtual ~ExecutorFactory() = default;
+  // Runs on the worker thread. Returns null if the worker cannot start (logged).
+  virtual std::unique_ptr<Executor> Create(const WorkerInfo& info) = 0;
+};
+
+}  // namespace rowsocket

@@ -1,0 +1,52 @@
+// Server: opens listeners and starts and stops their workers.
+#include "server/server.h"
+
+#include "server/log.h"
+
+namespace rowsocket {
+
+Server::Server(const ServerConfig& config, ServerTunables* tunables, ExecutorFactory* factory)
+    : config_(config), tunables_(tunables), factory_(factory) {}
+
+Server::~Server() { Stop(); }
+
+bool Server::Start(std::string* error) {
+  if (!StartListener(config_.read, "read", error) ||
+      !StartListener(config_.write, "write", error)) {
+    Stop();
+    return false;
+  }
+  return true;
+}
+
+bool Server::StartListener(const ListenerConfig& lc, const char* name, std::string* error) {
+  if (lc.port.empty()) return true;  // disabled
+  auto listener = std::make_unique<Listener>(name, lc.read_only, lc.secret);
+  if (!listener->Open(config_.address, lc.port, config_.backlog, error)) return false;
+  Listener* l = listener.get();
+  listeners_.push_back(std::move(listener));  // outlives its workers (Stop joins first)
+  for (int i = 0; i < lc.threads; ++i) {
+    WorkerInfo info{static_cast<int>(workers_.size()), lc.read_only, name};
+    auto worker = std::make_unique<Worker>(info, l, factory_, config_, tunables_);
+    if (!worker->Start(error)) return false;
+    workers_.push_back(std::move(worker));
+  }
+  Log(LogLevel::kInfo, "%s listener on %s:%s with %d worker%s", name, config_.address.c_str(),
+      lc.port.c_str(), lc.threads, lc.threads == 1 ? "" : "s");
+  return true;
+}
+
+void Server::Stop() {
+  for (auto& w : workers_) w->Stop();
+  for (auto& w : workers_) w->Join();
+  workers_.clear();
+  listeners_.clear();
+}
+
+size_t Server::connection_count() const {
+  size_t n = 0;
+  for (auto& w : workers_) n += w->connection_count();
+  return n;
+}
+
+}  // namespace rowsocket

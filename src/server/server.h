@@ -1,0 +1,44 @@
+// Server: the read and the write listener and their workers.
+//
+// Start() and Stop() run on the plugin's thread (plugin init and deinit). Stop
+// wakes every worker, waits for each to finish its batch, close its connections and
+// its tables, and joins it; it never leaves a thread behind.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "server/config.h"
+#include "server/executor.h"
+#include "server/listener.h"
+#include "server/worker.h"
+
+namespace rowsocket {
+
+class Server {
+ public:
+  Server(const ServerConfig& config, ServerTunables* tunables, ExecutorFactory* factory);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Opens the enabled listeners and starts their workers. On failure nothing is
+  // left running and *error says why.
+  bool Start(std::string* error);
+  void Stop();
+
+  // Total connections across listeners.
+  size_t connection_count() const;
+
+ private:
+  bool StartListener(const ListenerConfig& lc, const char* name, std::string* error);
+
+  const ServerConfig config_;
+  ServerTunables* tunables_;
+  ExecutorFactory* factory_;
+  std::vector<std::unique_ptr<Listener>> listeners_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+};
+
+}  // namespace rowsocket

@@ -1,0 +1,259 @@
+// Worker: the epoll event loop, batching and connection lifecycle.
+// Everything here except Start/Stop/Join runs on the worker's thread.
+#include "server/worker.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <system_error>
+
+#include "server/listener.h"
+#include "server/log.h"
+
+namespace rowsocket {
+namespace {
+
+// The loop never sleeps longer than this, so that DDL waiting for a table this
+// worker holds gets it promptly, and shutdown and idle timeouts are noticed.
+constexpr int kTickMs = 50;
+constexpr int kMaxEvents = 256;
+
+// epoll user data for the two non-connection fds.
+void* const kListenerTag = reinterpret_cast<void*>(1);
+void* const kWakeTag = reinterpret_cast<void*>(2);
+
+uint64_t NowMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+Worker::Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* factory,
+               const ServerConfig& config, ServerTunables* tunables)
+    : info_(info), listener_(listener), factory_(factory), config_(config), tunables_(tunables) {}
+
+Worker::~Worker() {
+  Stop();
+  Join();
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+bool Worker::Start(std::string* error) {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (epoll_fd_ < 0 || wake_fd_ < 0) {
+    *error = std::string("epoll/eventfd: ") + std::strerror(errno);
+    return false;
+  }
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = kWakeTag;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+  ev.data.ptr = kListenerTag;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listener_->fd(), &ev) != 0) {
+    *error = std::string("epoll_ctl(listener): ") + std::strerror(errno);
+    return false;
+  }
+  try {
+    thread_ = std::thread(&Worker::Run, this);
+  } catch (const std::system_error& e) {
+    *error = std::string("cannot start worker thread: ") + e.what();
+    return false;
+  }
+  return true;
+}
+
+void Worker::Stop() {
+  stop_.store(true);
+  if (wake_fd_ >= 0) {
+    uint64_t one = 1;
+    ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
+    (void)ignored;
+  }
+}
+
+void Worker::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void Worker::Run() {
+  std::unique_ptr<Executor> executor = factory_->Create(info_);
+  if (!executor) {
+    Log(LogLevel::kError, "%s worker %d could not start its database thread", info_.listener,
+        info_.index);
+    return;
+  }
+  Loop(executor.get());
+  // Sessions hold engine state: drop them while the executor still exists.
+  while (!connections_.empty()) CloseConnection(connections_.back().get());
+  executor.reset();
+}
+
+void Worker::Loop(Executor* executor) {
+  epoll_event events[kMaxEvents];
+  std::vector<Connection*> ready;
+  while (!stop_.load(std::memory_order_relaxed) && !executor->ShouldStop()) {
+    int n = epoll_wait(epoll_fd_, events, kMaxEvents, kTickMs);
+    if (n < 0 && errno != EINTR) {
+      Log(LogLevel::kError, "epoll_wait: %s", std::strerror(errno));
+      break;
+    }
+    ready.clear();
+    bool accept = false;
+    for (int i = 0; i < n; ++i) {
+      void* tag = events[i].data.ptr;
+      if (tag == kWakeTag) {
+        uint64_t v;
+        ssize_t ignored = ::read(wake_fd_, &v, sizeof v);
+        (void)ignored;
+      } else if (tag == kListenerTag) {
+        accept = true;
+      } else {
+        auto* c = static_cast<Connection*>(tag);
+        if (events[i].events & EPOLLOUT) {
+          if (!c->Flush()) {
+            CloseConnection(c);
+            continue;
+          }
+          if (!c->HasOutput()) {
+            if (c->closing() || c->eof()) {
+              CloseConnection(c);
+              continue;
+            }
+            WatchOutput(c, false);
+          }
+        }
+        if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) ready.push_back(c);
+      }
+    }
+    if (stop_.load(std::memory_order_relaxed)) break;
+    if (!ready.empty()) ServeTurn(executor, ready.data(), ready.size());
+    if (accept) Accept(executor);
+    executor->Tick();
+    uint64_t now = NowMs();
+    if (now - last_sweep_ms_ >= 1000) {
+      CloseIdleConnections(now);
+      last_sweep_ms_ = now;
+    }
+  }
+}
+
+// Reads and parses every ready connection, executes all their requests as one
+// batch, then writes the answers.
+void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
+  const uint32_t max_line = tunables_->max_line_length.load(std::memory_order_relaxed);
+  const uint64_t now = NowMs();
+  batch_.clear();
+  answered_.clear();
+  for (size_t i = 0; i < count; ++i) {
+    Connection* c = ready[i];
+    if (c->watching_output) continue;  // slow reader: its answers must drain first
+    if (!c->ReadOnce(config_.readsize)) {
+      CloseConnection(c);
+      continue;
+    }
+    size_t n = c->ParseLines(max_line);
+    if (n == 0) {
+      if (c->eof()) CloseConnection(c);
+      continue;
+    }
+    c->last_active_ms = now;
+    for (size_t k = 0; k < n; ++k) batch_.push_back({c->session(), c->request(k), c->output()});
+    answered_.push_back(c);
+  }
+  if (!batch_.empty()) executor->Execute(batch_.data(), batch_.size());
+  for (Connection* c : answered_) {
+    c->CompactInput();
+    if (!c->Flush()) {
+      CloseConnection(c);
+    } else if (c->HasOutput()) {
+      WatchOutput(c, true);
+    } else if (c->closing() || c->eof()) {
+      CloseConnection(c);
+    }
+  }
+}
+
+void Worker::Accept(Executor* executor) {
+  for (;;) {
+    int fd = accept4(listener_->fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK)
+        Log(LogLevel::kWarning, "accept on %s port: %s", listener_->name(), std::strerror(errno));
+      return;
+    }
+    if (listener_->connections.load() >= tunables_->max_connections.load()) {
+      Log(LogLevel::kNotice, "%s port: connection refused, limit of %u reached", listener_->name(),
+          tunables_->max_connections.load());
+      ::close(fd);
+      continue;
+    }
+    AddConnection(fd, executor);
+  }
+}
+
+void Worker::AddConnection(int fd, Executor* executor) {
+  int on = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+  if (config_.sndbuf > 0) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &config_.sndbuf, sizeof(int));
+  if (config_.rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &config_.rcvbuf, sizeof(int));
+  auto c = std::make_unique<Connection>(fd, listener_, executor->NewSession());
+  c->last_active_ms = NowMs();
+  c->index = connections_.size();
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.ptr = c.get();
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    Log(LogLevel::kWarning, "epoll_ctl(add): %s", std::strerror(errno));
+    ::close(fd);
+    return;
+  }
+  listener_->connections.fetch_add(1);
+  connections_.push_back(std::move(c));
+  connection_count_.store(connections_.size(), std::memory_order_relaxed);
+}
+
+void Worker::CloseConnection(Connection* c) {
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
+  ::close(c->fd());
+  listener_->connections.fetch_sub(1);
+  size_t i = c->index;
+  if (i + 1 != connections_.size()) {
+    connections_[i] = std::move(connections_.back());
+    connections_[i]->index = i;
+  }
+  connections_.pop_back();  // destroys the connection and its session
+  connection_count_.store(connections_.size(), std::memory_order_relaxed);
+}
+
+void Worker::WatchOutput(Connection* c, bool on) {
+  epoll_event ev{};
+  // While answers are waiting for a slow reader, stop reading its requests: its
+  // memory stays bounded by what one turn can produce.
+  ev.events = on ? EPOLLOUT : (EPOLLIN | EPOLLRDHUP);
+  ev.data.ptr = c;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->fd(), &ev);
+  c->watching_output = on;
+}
+
+void Worker::CloseIdleConnections(uint64_t now_ms) {
+  uint64_t timeout_ms = uint64_t{tunables_->timeout_seconds.load()} * 1000;
+  if (timeout_ms == 0) return;
+  for (size_t i = connections_.size(); i-- > 0;) {
+    Connection* c = connections_[i].get();
+    if (now_ms - c->last_active_ms > timeout_ms && !c->HasOutput()) CloseConnection(c);
+  }
+}
+
+}  // namespace rowsocket

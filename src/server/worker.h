@@ -1,0 +1,70 @@
+// Worker: one event-loop thread serving many connections of one listener.
+//
+// Each loop turn: wait for events (epoll), accept new connections, read from every
+// readable connection once, parse every complete line, hand all requests of the
+// turn to the Executor as ONE batch, then write every connection's answers. The
+// batch is what makes rowsocket cheap per request: one table lock, one statement or
+// transaction, one write per connection for many requests.
+//
+// Started and stopped by Server (plugin thread); everything else runs on the
+// worker's own thread. Stop() is thread-safe.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "server/config.h"
+#include "server/connection.h"
+#include "server/executor.h"
+
+namespace rowsocket {
+
+class Listener;
+
+class Worker {
+ public:
+  Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* factory,
+         const ServerConfig& config, ServerTunables* tunables);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  bool Start(std::string* error);
+  // Asks the loop to finish its batch, close its connections and exit.
+  void Stop();
+  void Join();
+
+  // Connections this worker holds now (any thread may read it).
+  size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
+
+ private:
+  void Run();
+  void Loop(Executor* executor);
+  void Accept(Executor* executor);
+  void AddConnection(int fd, Executor* executor);
+  void CloseConnection(Connection* c);
+  void ServeTurn(Executor* executor, Connection** ready, size_t count);
+  void WatchOutput(Connection* c, bool on);
+  void CloseIdleConnections(uint64_t now_ms);
+
+  const WorkerInfo info_;
+  Listener* listener_;
+  ExecutorFactory* factory_;
+  const ServerConfig& config_;
+  ServerTunables* tunables_;
+
+  std::thread thread_;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;          // eventfd: Stop() writes to it
+  std::atomic<bool> stop_{false};
+  std::atomic<size_t> connection_count_{0};
+
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<BatchItem> batch_;           // reused every turn
+  std::vector<Connection*> answered_;      // connections with answers this turn
+  uint64_t last_sweep_ms_ = 0;
+};
+
+}  // namespace rowsocket

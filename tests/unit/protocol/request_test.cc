@@ -1,0 +1,554 @@
+// Tests for ParseRequest: every request form of PROTOCOL.md Part 1 and every error
+// the parser can answer.
+//
+// Lines are built from token lists joined with TAB, so a test reads like the
+// protocol description. The fixture owns the line buffer, because a parsed Request
+// points into it.
+#include "protocol/request.h"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace rowsocket {
+namespace {
+
+const std::string kNull(1, '\0');
+
+std::string Join(std::initializer_list<std::string_view> tokens) {
+  std::string line;
+  bool first = true;
+  for (std::string_view t : tokens) {
+    if (!first) line.push_back('\t');
+    line.append(t);
+    first = false;
+  }
+  return line;
+}
+
+class RequestTest : public ::testing::Test {
+ protected:
+  const Request& Parse(std::string line) {
+    line_ = std::move(line);
+    ParseRequest(line_.data(), line_.size(), &request_);
+    return request_;
+  }
+  const Request& Parse(std::initializer_list<std::string_view> tokens) {
+    return Parse(Join(tokens));
+  }
+  // The parse error of `tokens`, or "" when the line parsed.
+  std::string ErrorOf(std::initializer_list<std::string_view> tokens) {
+    Parse(tokens);
+    if (request_.type != RequestType::kInvalid) return "";
+    EXPECT_EQ(request_.error.code(), Status::kBadRequest);
+    return std::string(request_.error.message());
+  }
+  static std::vector<std::string> Strings(const std::vector<Value>& values) {
+    std::vector<std::string> out;
+    for (const Value& v : values) out.push_back(v.is_null ? "<null>" : std::string(v.view()));
+    return out;
+  }
+  using Strs = std::vector<std::string>;
+
+  std::string line_;
+  Request request_;
+};
+
+// --- P: open index ---------------------------------------------------------------
+
+TEST_F(RequestTest, open_index_reads_id_names_and_columns) {
+  const Request& r = Parse({"P", "7", "test", "users", "PRIMARY", "id,name"});
+  ASSERT_EQ(r.type, RequestType::kOpenIndex);
+  EXPECT_TRUE(r.error.ok());
+  EXPECT_EQ(r.index_id, 7u);
+  EXPECT_EQ(r.db, "test");
+  EXPECT_EQ(r.table, "users");
+  EXPECT_EQ(r.index, "PRIMARY");
+  EXPECT_EQ(r.columns, "id,name");
+  EXPECT_EQ(r.filter_columns, "");
+}
+
+TEST_F(RequestTest, open_index_reads_optional_filter_columns) {
+  const Request& r = Parse({"P", "0", "db", "t", "idx", "a,b", "c,d"});
+  ASSERT_EQ(r.type, RequestType::kOpenIndex);
+  EXPECT_EQ(r.filter_columns, "c,d");
+}
+
+TEST_F(RequestTest, open_index_with_trailing_tab_has_empty_filter_columns) {
+  const Request& r = Parse("P\t1\tdb\tt\tidx\ta\t");
+  ASSERT_EQ(r.type, RequestType::kOpenIndex);
+  EXPECT_EQ(r.columns, "a");
+  EXPECT_EQ(r.filter_columns, "");
+}
+
+TEST_F(RequestTest, open_index_decodes_names) {
+  const Request& r = Parse({"P", "1", "d\x01\x49" "b", "t", "i", "c"});
+  ASSERT_EQ(r.type, RequestType::kOpenIndex);
+  EXPECT_EQ(r.db, "d\tb");
+}
+
+TEST_F(RequestTest, open_index_with_wrong_token_count_is_syntax) {
+  EXPECT_EQ(ErrorOf({"P"}), "syntax");
+  EXPECT_EQ(ErrorOf({"P", "1", "db", "t", "idx"}), "syntax");
+  EXPECT_EQ(ErrorOf({"P", "1", "db", "t", "idx", "a", "b", "extra"}), "syntax");
+}
+
+TEST_F(RequestTest, open_index_with_bad_id_is_syntax) {
+  EXPECT_EQ(ErrorOf({"P", "x", "db", "t", "idx", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"P", "", "db", "t", "idx", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"P", "-1", "db", "t", "idx", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"P", "2147483648", "db", "t", "idx", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"P", "99999999999999999999", "db", "t", "idx", "a"}), "syntax");
+}
+
+TEST_F(RequestTest, open_index_accepts_largest_id) {
+  const Request& r = Parse({"P", "2147483647", "db", "t", "idx", "a"});
+  ASSERT_EQ(r.type, RequestType::kOpenIndex);
+  EXPECT_EQ(r.index_id, kMaxIndexIdValue);
+}
+
+// --- A: auth -------------------------------------------------------------------
+
+TEST_F(RequestTest, auth_reads_type_and_decoded_key) {
+  const Request& r = Parse({"A", "1", "se\x01\x40" "cret"});
+  ASSERT_EQ(r.type, RequestType::kAuth);
+  EXPECT_EQ(r.auth_type, "1");
+  EXPECT_EQ(r.auth_key, std::string("se") + '\0' + "cret");
+}
+
+TEST_F(RequestTest, auth_with_other_than_three_tokens_is_syntax) {
+  EXPECT_EQ(ErrorOf({"A"}), "syntax");
+  EXPECT_EQ(ErrorOf({"A", "1"}), "syntax");
+  EXPECT_EQ(ErrorOf({"A", "1", "key", "extra"}), "syntax");
+}
+
+// --- first token ------------------------------------------------------------------
+
+TEST_F(RequestTest, unknown_first_token_is_cmd) {
+  EXPECT_EQ(ErrorOf({"X", "1"}), "cmd");
+  EXPECT_EQ(ErrorOf({"p", "1", "db", "t", "idx", "a"}), "cmd");
+  EXPECT_EQ(ErrorOf({"PP", "1", "db", "t", "idx", "a"}), "cmd");
+  EXPECT_EQ(ErrorOf({"-1", "=", "1", "a"}), "cmd");
+  EXPECT_EQ(ErrorOf({"1a", "=", "1", "a"}), "cmd");
+  EXPECT_EQ(ErrorOf({kNull, "=", "1", "a"}), "cmd");
+}
+
+TEST_F(RequestTest, empty_line_is_cmd) {
+  EXPECT_EQ(ErrorOf({""}), "cmd");
+  EXPECT_EQ(ErrorOf({"", "=", "1", "a"}), "cmd");
+}
+
+TEST_F(RequestTest, index_id_beyond_max_is_syntax) {
+  EXPECT_EQ(ErrorOf({"2147483648", "=", "1", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"99999999999999999999", "=", "1", "a"}), "syntax");
+}
+
+// --- insert -----------------------------------------------------------------------
+
+TEST_F(RequestTest, insert_puts_values_in_key) {
+  const Request& r = Parse({"3", "+", "3", "1", "", kNull});
+  ASSERT_EQ(r.type, RequestType::kInsert);
+  EXPECT_EQ(r.index_id, 3u);
+  EXPECT_EQ(Strings(r.key), (Strs{"1", "", "<null>"}));
+}
+
+TEST_F(RequestTest, insert_with_zero_values_parses) {
+  const Request& r = Parse({"3", "+", "0"});
+  ASSERT_EQ(r.type, RequestType::kInsert);
+  EXPECT_TRUE(r.key.empty());
+}
+
+TEST_F(RequestTest, insert_with_trailing_tab_has_empty_last_value) {
+  const Request& r = Parse("1\t+\t2\tx\t");
+  ASSERT_EQ(r.type, RequestType::kInsert);
+  EXPECT_EQ(Strings(r.key), (Strs{"x", ""}));
+}
+
+TEST_F(RequestTest, insert_with_value_count_mismatch_is_syntax) {
+  EXPECT_EQ(ErrorOf({"1", "+", "2", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "+", "1", "a", "b"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "+", "0", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "+", "4294967295", "a"}), "syntax");
+}
+
+TEST_F(RequestTest, insert_with_bad_count_is_syntax) {
+  EXPECT_EQ(ErrorOf({"1", "+"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "+", "x", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "+", "", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "+", "+1", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "+", "4294967296", "a"}), "syntax");
+}
+
+// --- find: operators, key, limit, offset -------------------------------------------
+
+TEST_F(RequestTest, find_reads_each_operator) {
+  const std::pair<std::string_view, FindOp> cases[] = {
+      {"=", FindOp::kEq}, {">", FindOp::kGt}, {">=", FindOp::kGe},
+      {"<", FindOp::kLt}, {"<=", FindOp::kLe}};
+  for (const auto& [token, op] : cases) {
+    const Request& r = Parse({"1", token, "1", "5"});
+    ASSERT_EQ(r.type, RequestType::kFind) << token;
+    EXPECT_EQ(r.op, op) << token;
+  }
+}
+
+TEST_F(RequestTest, find_with_unknown_operator_is_op) {
+  const std::string_view ops[] = {"!", "==", "=>", "!=", "", "D", "+?", kNull};
+  for (std::string_view op : ops) {
+    EXPECT_EQ(ErrorOf({"1", op, "1", "5"}), "op") << op;
+  }
+  EXPECT_EQ(ErrorOf({"1", "~"}), "op");
+}
+
+TEST_F(RequestTest, find_without_operator_is_syntax) {
+  EXPECT_EQ(ErrorOf({"1"}), "syntax");
+}
+
+TEST_F(RequestTest, find_without_limit_uses_limit_one_offset_zero) {
+  const Request& r = Parse({"1", "=", "2", "a", "b"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.index_id, 1u);
+  EXPECT_EQ(Strings(r.key), (Strs{"a", "b"}));
+  EXPECT_EQ(r.limit, 1u);
+  EXPECT_EQ(r.offset, 0u);
+  EXPECT_FALSE(r.has_in);
+  EXPECT_TRUE(r.filters.empty());
+  EXPECT_EQ(r.modify, ModifyOp::kNone);
+}
+
+TEST_F(RequestTest, find_reads_limit_and_offset) {
+  const Request& r = Parse({"1", ">=", "1", "10", "100", "20"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(Strings(r.key), (Strs{"10"}));
+  EXPECT_EQ(r.limit, 100u);
+  EXPECT_EQ(r.offset, 20u);
+}
+
+TEST_F(RequestTest, find_accepts_largest_limit_and_leading_zeros) {
+  const Request& r = Parse({"007", "=", "01", "a", "4294967295", "0009"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.index_id, 7u);
+  EXPECT_EQ(r.limit, 4294967295u);
+  EXPECT_EQ(r.offset, 9u);
+}
+
+TEST_F(RequestTest, find_with_limit_but_no_decimal_offset_is_syntax) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10", "x"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10", ""}), "syntax");
+}
+
+TEST_F(RequestTest, find_with_huge_numbers_is_syntax) {
+  EXPECT_EQ(ErrorOf({"1", "=", "4294967296", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "4294967295", "a"}), "syntax");  // too few values
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "4294967296", "0"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "1", "4294967296"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "1", "0", "F", "=", "4294967296", "x"}), "syntax");
+}
+
+TEST_F(RequestTest, find_with_bad_key_count_is_syntax) {
+  EXPECT_EQ(ErrorOf({"1", "="}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "0"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "x", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "", "a"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "3", "a", "b"}), "syntax");
+}
+
+TEST_F(RequestTest, find_keeps_empty_and_null_key_values_apart) {
+  const Request& r = Parse({"1", "=", "3", "", kNull, "x"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(Strings(r.key), (Strs{"", "<null>", "x"}));
+  EXPECT_FALSE(r.key[0].is_null);
+  EXPECT_TRUE(r.key[1].is_null);
+}
+
+TEST_F(RequestTest, find_with_trailing_tab_reads_empty_last_key_value) {
+  const Request& r = Parse("1\t=\t2\ta\t");
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(Strings(r.key), (Strs{"a", ""}));
+}
+
+TEST_F(RequestTest, find_with_trailing_tab_after_all_values_is_filtertype) {
+  // The trailing empty token is one more token, in filter position.
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", ""}), "filtertype");
+}
+
+TEST_F(RequestTest, find_decodes_values_in_place_in_the_line) {
+  const Request& r = Parse({"1", "=", "1", "a\x01\x49" "b\x01\x4a"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.key[0].view(), "a\tb\n");
+  EXPECT_GE(r.key[0].data, line_.data());
+  EXPECT_LT(r.key[0].data, line_.data() + line_.size());
+}
+
+// --- find: IN ---------------------------------------------------------------------
+
+TEST_F(RequestTest, find_with_in_reads_key_part_and_values_in_order) {
+  const Request& r = Parse({"1", "=", "1", "", "10", "0", "@", "0", "3", "c", "a", "b"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.limit, 10u);
+  EXPECT_TRUE(r.has_in);
+  EXPECT_EQ(r.in_key_part, 0u);
+  EXPECT_EQ(Strings(r.in_values), (Strs{"c", "a", "b"}));
+}
+
+TEST_F(RequestTest, find_with_in_but_no_limit_keeps_defaults) {
+  const Request& r = Parse({"1", "=", "2", "x", "", "@", "1", "2", kNull, ""});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.limit, 1u);
+  EXPECT_EQ(r.offset, 0u);
+  EXPECT_EQ(r.in_key_part, 1u);
+  EXPECT_EQ(Strings(r.in_values), (Strs{"<null>", ""}));
+}
+
+TEST_F(RequestTest, find_with_fewer_in_values_than_count_is_invalueslen) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "3", "x", "y"}), "invalueslen");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "4294967295"}), "invalueslen");
+}
+
+TEST_F(RequestTest, find_with_more_in_values_than_count_is_filtertype) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "1", "x", "y"}), "filtertype");
+}
+
+TEST_F(RequestTest, find_with_bad_in_header_is_syntax) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "x", "1", "v"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "x", "v"}), "syntax");
+}
+
+// --- find: filters ------------------------------------------------------------------
+
+TEST_F(RequestTest, find_with_multiple_filters_keeps_them_in_order) {
+  const Request& r = Parse({"1", ">", "1", "0", "50", "0", "F", ">=", "0", "10",
+                            "W", "!=", "2", kNull, "F", "=", "1", ""});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.limit, 50u);
+  ASSERT_EQ(r.filters.size(), 3u);
+  EXPECT_EQ(r.filters[0].kind, FilterKind::kSkip);
+  EXPECT_EQ(r.filters[0].op, CompareOp::kGe);
+  EXPECT_EQ(r.filters[0].column, 0u);
+  EXPECT_EQ(r.filters[0].value.view(), "10");
+  EXPECT_EQ(r.filters[1].kind, FilterKind::kStop);
+  EXPECT_EQ(r.filters[1].op, CompareOp::kNe);
+  EXPECT_EQ(r.filters[1].column, 2u);
+  EXPECT_TRUE(r.filters[1].value.is_null);
+  EXPECT_EQ(r.filters[2].column, 1u);
+  EXPECT_FALSE(r.filters[2].value.is_null);
+  EXPECT_EQ(r.filters[2].value.view(), "");
+}
+
+TEST_F(RequestTest, find_reads_each_filter_operator) {
+  const std::pair<std::string_view, CompareOp> cases[] = {
+      {"=", CompareOp::kEq}, {"!=", CompareOp::kNe}, {"<", CompareOp::kLt},
+      {"<=", CompareOp::kLe}, {">", CompareOp::kGt}, {">=", CompareOp::kGe}};
+  for (const auto& [token, op] : cases) {
+    const Request& r = Parse({"1", "=", "1", "a", "F", token, "0", "v"});
+    ASSERT_EQ(r.type, RequestType::kFind) << token;
+    ASSERT_EQ(r.filters.size(), 1u);
+    EXPECT_EQ(r.filters[0].op, op) << token;
+  }
+}
+
+TEST_F(RequestTest, find_with_filter_after_in_reads_both) {
+  const Request& r = Parse({"1", "=", "1", "a", "@", "0", "1", "x", "W", "<", "0", "9"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_TRUE(r.has_in);
+  ASSERT_EQ(r.filters.size(), 1u);
+  EXPECT_EQ(r.filters[0].kind, FilterKind::kStop);
+}
+
+TEST_F(RequestTest, find_with_unknown_filter_type_is_filtertype) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "X", "=", "0", "v"}), "filtertype");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "f", "=", "0", "v"}), "filtertype");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "FW", "=", "0", "v"}), "filtertype");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "?"}), "filtertype");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "=", "0", "v", "Z"}), "filtertype");
+}
+
+TEST_F(RequestTest, find_with_unknown_filter_operator_is_op) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "==", "0", "v"}), "op");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "W", "<>", "0", "v"}), "op");
+}
+
+TEST_F(RequestTest, find_with_short_or_non_numeric_filter_is_syntax) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "=", "0"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "=", "x", "v"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "=", "", "v"}), "syntax");
+}
+
+// --- find and modify ----------------------------------------------------------------
+
+TEST_F(RequestTest, find_reads_every_modify_op_and_its_question_form) {
+  const struct { std::string_view token; ModifyOp op; bool return_rows; } cases[] = {
+      {"U", ModifyOp::kUpdate, false},    {"U?", ModifyOp::kUpdate, true},
+      {"+", ModifyOp::kIncrement, false}, {"+?", ModifyOp::kIncrement, true},
+      {"-", ModifyOp::kDecrement, false}, {"-?", ModifyOp::kDecrement, true}};
+  for (const auto& c : cases) {
+    const Request& r = Parse({"1", "=", "1", "a", c.token, "5", "", kNull});
+    ASSERT_EQ(r.type, RequestType::kFind) << c.token;
+    EXPECT_EQ(r.modify, c.op) << c.token;
+    EXPECT_EQ(r.return_rows, c.return_rows) << c.token;
+    EXPECT_EQ(Strings(r.modify_values), (Strs{"5", "", "<null>"})) << c.token;
+  }
+}
+
+TEST_F(RequestTest, find_reads_delete_and_delete_returning_rows) {
+  const Request& d = Parse({"1", "=", "1", "a", "D"});
+  ASSERT_EQ(d.type, RequestType::kFind);
+  EXPECT_EQ(d.modify, ModifyOp::kDelete);
+  EXPECT_FALSE(d.return_rows);
+  EXPECT_TRUE(d.modify_values.empty());
+
+  const Request& dq = Parse({"1", "=", "1", "a", "D?"});
+  ASSERT_EQ(dq.type, RequestType::kFind);
+  EXPECT_EQ(dq.modify, ModifyOp::kDelete);
+  EXPECT_TRUE(dq.return_rows);
+}
+
+TEST_F(RequestTest, delete_followed_by_values_is_syntax) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "D", "x"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "D?", ""}), "syntax");
+}
+
+TEST_F(RequestTest, update_without_values_parses) {
+  const Request& r = Parse({"1", "=", "1", "a", "U"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.modify, ModifyOp::kUpdate);
+  EXPECT_TRUE(r.modify_values.empty());
+}
+
+TEST_F(RequestTest, modify_takes_the_rest_of_the_line_even_filter_like_tokens) {
+  const Request& r = Parse({"1", "=", "1", "a", "U", "F", "=", "0", "v"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_TRUE(r.filters.empty());
+  EXPECT_EQ(Strings(r.modify_values), (Strs{"F", "=", "0", "v"}));
+}
+
+TEST_F(RequestTest, modify_after_limit_in_and_filters_reads_every_part) {
+  const Request& r = Parse({"1", "<=", "1", "9", "5", "1", "@", "0", "2", "8", "9",
+                            "F", ">", "0", "3", "-?", "1"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.op, FindOp::kLe);
+  EXPECT_EQ(r.limit, 5u);
+  EXPECT_EQ(r.offset, 1u);
+  EXPECT_EQ(Strings(r.in_values), (Strs{"8", "9"}));
+  EXPECT_EQ(r.filters.size(), 1u);
+  EXPECT_EQ(r.modify, ModifyOp::kDecrement);
+  EXPECT_TRUE(r.return_rows);
+  EXPECT_EQ(Strings(r.modify_values), (Strs{"1"}));
+}
+
+TEST_F(RequestTest, token_that_starts_like_a_modify_op_but_is_none_is_modop) {
+  for (std::string_view mop : {"U!", "D??", "+x", "-1", "Ux", "??"}) {
+    const std::string expected = mop[0] == '?' ? "filtertype" : "modop";
+    EXPECT_EQ(ErrorOf({"1", "=", "1", "a", mop, "1"}), expected) << mop;
+  }
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "=", "0", "v", "Dx"}), "modop");
+}
+
+// --- reuse and pipelining -------------------------------------------------------------
+
+TEST_F(RequestTest, lines_of_a_pipelined_buffer_parse_independently) {
+  std::string buffer =
+      Join({"P", "1", "db", "t", "PRIMARY", "a,b"}) + "\n" +
+      Join({"1", "=", "1", "x", "F", "=", "0", "y", "U?", "z"}) + "\n" +
+      Join({"1", "bad"}) + "\n" +
+      Join({"1", "+", "2", "p", "q"}) + "\n";
+  std::vector<RequestType> types;
+  std::vector<std::string> errors;
+  Request r;
+  size_t start = 0;
+  for (size_t lf; (lf = buffer.find('\n', start)) != std::string::npos; start = lf + 1) {
+    ParseRequest(buffer.data() + start, lf - start, &r);
+    types.push_back(r.type);
+    errors.push_back(std::string(r.error.message()));
+    if (r.type == RequestType::kInsert) {
+      EXPECT_TRUE(r.filters.empty());  // nothing left over from the find
+      EXPECT_EQ(r.modify, ModifyOp::kNone);
+      EXPECT_FALSE(r.return_rows);
+      EXPECT_TRUE(r.modify_values.empty());
+      EXPECT_EQ(Strings(r.key), (Strs{"p", "q"}));
+    }
+  }
+  EXPECT_EQ(types, (std::vector<RequestType>{RequestType::kOpenIndex, RequestType::kFind,
+                                             RequestType::kInvalid, RequestType::kInsert}));
+  EXPECT_EQ(errors, (Strs{"", "", "op", ""}));
+}
+
+TEST_F(RequestTest, parser_reads_nothing_past_the_given_size) {
+  std::string buffer = "1\t=\t1\tabc\t10\t0\n1\t=";
+  ParseRequest(buffer.data(), 9, &request_);  // "1\t=\t1\tabc"
+  ASSERT_EQ(request_.type, RequestType::kFind);
+  EXPECT_EQ(Strings(request_.key), (Strs{"abc"}));
+  EXPECT_EQ(request_.limit, 1u);
+}
+
+TEST_F(RequestTest, reused_request_is_reset_and_keeps_capacity) {
+  Parse({"1", "=", "4", "a", "b", "c", "d", "5", "2", "@", "1", "2", "x", "y",
+         "F", "=", "0", "v", "U", "m"});
+  ASSERT_EQ(request_.type, RequestType::kFind);
+  const size_t key_capacity = request_.key.capacity();
+
+  const Request& r = Parse({"1", "=", "1", "a"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.key.size(), 1u);
+  EXPECT_EQ(r.key.capacity(), key_capacity);
+  EXPECT_EQ(r.limit, 1u);
+  EXPECT_EQ(r.offset, 0u);
+  EXPECT_FALSE(r.has_in);
+  EXPECT_TRUE(r.in_values.empty());
+  EXPECT_TRUE(r.filters.empty());
+  EXPECT_EQ(r.modify, ModifyOp::kNone);
+  EXPECT_TRUE(r.modify_values.empty());
+}
+
+TEST_F(RequestTest, error_is_cleared_by_the_next_good_line) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "D", "x"}), "syntax");
+  const Request& r = Parse({"A", "1", "k"});
+  EXPECT_EQ(r.type, RequestType::kAuth);
+  EXPECT_TRUE(r.error.ok());
+}
+
+TEST(RequestClear, clear_resets_every_field) {
+  Request r;
+  r.type = RequestType::kFind;
+  r.error = Status::BadRequest("op");
+  r.index_id = 9;
+  r.db = "db";
+  r.auth_key = "k";
+  r.op = FindOp::kGt;
+  r.key.push_back(Value::Of("a"));
+  r.limit = 7;
+  r.offset = 3;
+  r.has_in = true;
+  r.in_key_part = 2;
+  r.in_values.push_back(Value::Null());
+  r.filters.push_back(Filter());
+  r.modify = ModifyOp::kDelete;
+  r.return_rows = true;
+  r.modify_values.push_back(Value::Of("m"));
+  r.Clear();
+  EXPECT_EQ(r.type, RequestType::kInvalid);
+  EXPECT_TRUE(r.error.ok());
+  EXPECT_EQ(r.index_id, 0u);
+  EXPECT_EQ(r.db, "");
+  EXPECT_EQ(r.auth_key, "");
+  EXPECT_EQ(r.op, FindOp::kEq);
+  EXPECT_TRUE(r.key.empty());
+  EXPECT_EQ(r.limit, 1u);
+  EXPECT_EQ(r.offset, 0u);
+  EXPECT_FALSE(r.has_in);
+  EXPECT_EQ(r.in_key_part, 0u);
+  EXPECT_TRUE(r.in_values.empty());
+  EXPECT_TRUE(r.filters.empty());
+  EXPECT_EQ(r.modify, ModifyOp::kNone);
+  EXPECT_FALSE(r.return_rows);
+  EXPECT_TRUE(r.modify_values.empty());
+}
+
+}  // namespace
+}  // namespace rowsocket
