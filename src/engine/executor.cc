@@ -157,16 +157,19 @@ bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each)
     // A normal batch is one group; after a rollback each request is its own.
     size_t end = commit_each ? begin + 1 : count;
     lock_list_.clear();
+    locked_entries_.clear();
     ++batch_number_;
     for (size_t i = begin; i < end; ++i) {
       TableEntry* e = steps_[i].index ? steps_[i].index->entry() : nullptr;
       if (e != nullptr && e->batch_mark != batch_number_) {
         e->batch_mark = batch_number_;
         lock_list_.push_back(e->table);
+        locked_entries_.push_back(e);
       }
     }
     MYSQL_LOCK* lock = lock_list_.empty() ? nullptr : LockTables(lock_list_.data(), lock_list_.size());
     bool lock_failed = !lock_list_.empty() && lock == nullptr;
+    if (lock != nullptr && !info_.read_only) BeginWriteStatement(lock);
     for (size_t i = begin; i < end; ++i) {
       marks_[i] = items[i].out->size();
       if (lock_failed && steps_[i].index) {
@@ -176,6 +179,7 @@ bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each)
       }
     }
     if (lock != nullptr) {
+      if (!info_.read_only) EndWriteStatement();
       bool rolled_back = thd->transaction_rollback_request;
       if (rolled_back) {
         trans_rollback_stmt(thd);
@@ -186,13 +190,49 @@ bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each)
         for (size_t i = begin; i < end; ++i)
           ResponseWriter(items[i].out).Error(steps_[i].index ? Status::Storage("commit") : steps_[i].status);
         thd->clear_error();
+      } else if (!info_.read_only) {
+        InvalidateQueryCache();
       }
+      for (TableEntry* e : locked_entries_) e->written = false;
+      thd->lock = nullptr;
       mysql_unlock_tables(thd, lock);
+      // What SQL does when it closes a statement's tables: forget per-statement
+      // handler state (row-logging decision, column bitmaps, engine templates).
+      for (TABLE* t : lock_list_) t->file->ha_reset();
       if (rolled_back && !commit_each) return false;
     }
     begin = end;
   }
   return true;
+}
+
+// Writes are logged to the binary log as row events, whatever binlog_format says,
+// exactly as the same change made by SQL in row format: table maps are written on
+// the first changed row (from thd->lock), the pending rows event is flushed at the
+// end, and the commit goes through the binlog's group commit with a GTID.
+void EngineExecutor::BeginWriteStatement(MYSQL_LOCK* lock) {
+  THD* thd = thread_.thd();
+  thd->reset_binlog_for_next_statement();
+  thd->set_current_stmt_binlog_format_row();
+  thd->lock = lock;
+  for (TABLE* t : lock_list_) t->file->prepare_for_row_logging();
+}
+
+void EngineExecutor::EndWriteStatement() {
+  THD* thd = thread_.thd();
+  if (thd->binlog_flush_pending_rows_event(true, false) ||
+      thd->binlog_flush_pending_rows_event(true, true)) {
+    Log(LogLevel::kError, "could not write row events to the binary log");
+  }
+  thd->reset_binlog_for_next_statement();
+}
+
+// After a commit: SELECTs cached before it must not answer with the old rows.
+void EngineExecutor::InvalidateQueryCache() {
+  for (TableEntry* e : locked_entries_) {
+    if (e->written) query_cache_invalidate3(thread_.thd(), e->table, FALSE);
+    e->written = false;
+  }
 }
 
 void EngineExecutor::Answer(const BatchItem& item, const Step& step) {

@@ -56,6 +56,9 @@ class EngineExecutor : public Executor {
   // engine rolled the transaction back.
   bool RunLocked(BatchItem* items, size_t count, bool commit_each);
   MYSQL_LOCK* LockTables(TABLE** tables, size_t n);
+  void BeginWriteStatement(MYSQL_LOCK* lock);
+  void EndWriteStatement();
+  void InvalidateQueryCache();
   void Answer(const BatchItem& item, const Step& step);
 
   void Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
@@ -67,7 +70,8 @@ class EngineExecutor : public Executor {
   TableCache tables_;
   std::vector<Step> steps_;
   std::vector<size_t> marks_;
-  std::vector<TABLE*> lock_list_;
+  std::vector<TABLE*> lock_list_;             // tables of the group being run
+  std::vector<TableEntry*> locked_entries_;   // the same, as cache entries
   std::vector<std::unique_ptr<OpenIndex>> retired_;  // replaced during this batch
   uint64_t batch_number_ = 0;
   uint64_t last_idle_sweep_ms_ = 0;

@@ -95,9 +95,10 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
       if (!IsNumericField(columns[i])) return w->Error(Status::BadRequest("modop"));
   }
 
-  if (modifying)
+  if (modifying) {
     table->use_all_columns();
-  else
+    table->mark_columns_per_binlog_row_image();  // the row image binlog_row_image asks for
+  } else
     table->column_bitmaps_set(oi->read_set());
 
   // Filter values live in a scratch record, compared field by field.
@@ -173,7 +174,10 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
               }
             }
             if (rc != 0) break;
-            if (change) ++changed;
+            if (change) {
+              ++changed;
+              oi->entry()->written = true;
+            }
           }
           if (++taken >= r.limit) break;
         }
@@ -214,6 +218,7 @@ void EngineExecutor::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   if (r.key.size() > columns.size()) return w->Error(Status::BadRequest("fld"));
 
   table->use_all_columns();
+  table->mark_columns_per_binlog_row_image();
   restore_record(table, s->default_values);
   table->reset_default_fields();
   bool autoinc_given = false;
@@ -240,6 +245,7 @@ void EngineExecutor::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) 
     thread_.thd()->clear_error();
     return w->Error(Status::StorageCode(rc));
   }
+  oi->entry()->written = true;
   if (has_autoinc)
     w->OkWithNumber(static_cast<uint64_t>(id));
   else

@@ -19,3 +19,4 @@
 #include "handler.h"
 #include "unireg.h"
 #include "log.h"
+#include "sql_cache.h"

@@ -29,7 +29,8 @@ struct TableEntry {
   MDL_ticket* mdl_ticket = nullptr;
   uint64_t generation = 0;        // incremented by every (re)open
   uint64_t last_used_ms = 0;
-  uint64_t batch_mark = 0;        // batch that last locked it (see BatchLock)
+  uint64_t batch_mark = 0;        // group that last locked it (EngineExecutor::RunLocked)
+  bool written = false;           // rows changed since the group began
 };
 
 class TableCache {
