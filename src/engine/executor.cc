@@ -43,6 +43,7 @@ bool ListContains(std::string_view list, std::string_view name) {
 EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& options)
     : info_(info),
       options_(options),
+      stats_(info.stats),
       thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker", !info.read_only),
       tables_(thread_.thd(), !info.read_only) {}
 
@@ -69,12 +70,14 @@ bool EngineExecutor::SchemaAllowed(std::string_view db) const {
 }
 
 void EngineExecutor::Execute(BatchItem* items, size_t count) {
-  ++batch_number_;
+  stats_->batches.Add();
+  stats_->batch_requests.Add(count);
   thread_.BeginBatch(info_.read_only ? SQLCOM_SELECT : SQLCOM_INSERT);
   Prepare(items, count);
   if (!RunLocked(items, count, /*commit_each=*/false)) {
     // The storage engine rolled the batch's transaction back (deadlock): nothing
     // of it is committed. Discard its answers and run each request on its own.
+    stats_->rollbacks.Add();
     Log(LogLevel::kNotice, "batch of %zu requests rolled back (%s); retrying one by one", count,
         "deadlock");
     for (size_t i = count; i-- > 0;) items[i].out->resize(marks_[i]);
@@ -87,7 +90,10 @@ void EngineExecutor::Execute(BatchItem* items, size_t count) {
 void EngineExecutor::Prepare(BatchItem* items, size_t count) {
   steps_.resize(count);
   marks_.resize(count);
-  for (size_t i = 0; i < count; ++i) steps_[i] = PrepareOne(items[i]);
+  for (size_t i = 0; i < count; ++i) {
+    CountRequest(*items[i].request);
+    steps_[i] = PrepareOne(items[i]);
+  }
 }
 
 EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
@@ -191,6 +197,7 @@ bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each)
           ResponseWriter(items[i].out).Error(steps_[i].index ? Status::Storage("commit") : steps_[i].status);
         thd->clear_error();
       } else if (!info_.read_only) {
+        stats_->commits.Add();
         InvalidateQueryCache();
       }
       for (TableEntry* e : locked_entries_) e->written = false;
@@ -236,16 +243,42 @@ void EngineExecutor::InvalidateQueryCache() {
 }
 
 void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
+  const size_t start = item.out->size();
   ResponseWriter w(item.out);
+  const Request& r = *item.request;
   if (step.answered) {
     w.Result(step.status);
-    return;
-  }
-  const Request& r = *item.request;
-  if (r.type == RequestType::kInsert) {
+  } else if (r.type == RequestType::kInsert) {
     Insert(r, step.index, &w);
   } else {
     Find(r, step.index, &w);
+  }
+  CountAnswer((*item.out)[start]);
+}
+
+void EngineExecutor::CountRequest(const Request& r) {
+  switch (r.type) {
+    case RequestType::kOpenIndex: stats_->requests_open.Add(); break;
+    case RequestType::kAuth: stats_->requests_auth.Add(); break;
+    case RequestType::kInsert: stats_->requests_insert.Add(); break;
+    case RequestType::kFind:
+      if (r.modify == ModifyOp::kNone)
+        stats_->requests_find.Add();
+      else if (r.modify == ModifyOp::kDelete)
+        stats_->requests_delete.Add();
+      else
+        stats_->requests_update.Add();
+      break;
+    case RequestType::kInvalid: break;
+  }
+}
+
+void EngineExecutor::CountAnswer(char code) {
+  switch (code) {
+    case '1': stats_->errors_storage.Add(); break;
+    case '2': stats_->errors_request.Add(); break;
+    case '3': stats_->errors_auth.Add(); break;
+    default: break;
   }
 }
 

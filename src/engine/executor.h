@@ -60,12 +60,16 @@ class EngineExecutor : public Executor {
   void EndWriteStatement();
   void InvalidateQueryCache();
   void Answer(const BatchItem& item, const Step& step);
+  void CountRequest(const Request& r);
+  void CountAnswer(char code);
+  void CountEngineError(int error);
 
   void Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
   void Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
 
   const WorkerInfo info_;
   const EngineOptions options_;
+  WorkerStats* stats_;
   ServerThread thread_;
   TableCache tables_;
   std::vector<Step> steps_;

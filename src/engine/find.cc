@@ -203,8 +203,14 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
     w->Truncate(mark);
     thread_.thd()->clear_error();
     if (rc == kErrNotNull) return w->Error(Status::StorageCode(ER_BAD_NULL_ERROR));
+    CountEngineError(rc);
     return w->Error(Status::StorageCode(rc));
   }
+  stats_->rows_read.Add(taken);
+  if (r.modify == ModifyOp::kDelete)
+    stats_->rows_deleted.Add(changed);
+  else if (modifying)
+    stats_->rows_updated.Add(changed);
   if (rows_answer)
     w->EndRows();
   else
@@ -243,13 +249,20 @@ void EngineExecutor::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   h->ha_release_auto_increment();
   if (rc != 0) {
     thread_.thd()->clear_error();
+    CountEngineError(rc);
     return w->Error(Status::StorageCode(rc));
   }
   oi->entry()->written = true;
+  stats_->rows_inserted.Add();
   if (has_autoinc)
     w->OkWithNumber(static_cast<uint64_t>(id));
   else
     w->Ok();
+}
+
+void EngineExecutor::CountEngineError(int error) {
+  if (error == HA_ERR_LOCK_WAIT_TIMEOUT) stats_->lock_wait_timeouts.Add();
+  if (error == HA_ERR_LOCK_DEADLOCK) stats_->deadlocks.Add();
 }
 
 }  // namespace rowsocket

@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "server/log.h"
 #include "server/server.h"
+#include "server/stats.h"
 
 namespace rowsocket {
 namespace {
@@ -134,6 +135,47 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(max_open_indexes), MYSQL_SYSVAR(max_connections),
     MYSQL_SYSVAR(idle_table_close), nullptr};
 
+// --- Status variables: SHOW GLOBAL STATUS LIKE 'rowsocket%' ------------------
+
+// Filled on every read from the workers' counters. SHOW_LONGLONG values are read
+// by the server right after ShowStatus returns; concurrent readers may interleave
+// their refreshes, which only ever writes newer sums.
+enum StatusIndex {
+  kConnectionsRead,
+  kConnectionsWrite,
+#define ROWSOCKET_STATUS_INDEX(name, doc) k_##name,
+  ROWSOCKET_STATS(ROWSOCKET_STATUS_INDEX)
+#undef ROWSOCKET_STATUS_INDEX
+  kStatusCount
+};
+long long g_status_values[kStatusCount];
+
+st_mysql_show_var g_status_array[] = {
+    {"connections_read", reinterpret_cast<char*>(&g_status_values[kConnectionsRead]), SHOW_LONGLONG},
+    {"connections_write", reinterpret_cast<char*>(&g_status_values[kConnectionsWrite]), SHOW_LONGLONG},
+#define ROWSOCKET_STATUS_VAR(name, doc) \
+  {#name, reinterpret_cast<char*>(&g_status_values[k_##name]), SHOW_LONGLONG},
+    ROWSOCKET_STATS(ROWSOCKET_STATUS_VAR)
+#undef ROWSOCKET_STATUS_VAR
+    {nullptr, nullptr, SHOW_UNDEF}};
+
+int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_var*, enum enum_var_type) {
+  StatsSnapshot s;
+  if (g_server) s = g_server->CollectStats();
+  g_status_values[kConnectionsRead] = static_cast<long long>(s.connections_read);
+  g_status_values[kConnectionsWrite] = static_cast<long long>(s.connections_write);
+#define ROWSOCKET_STATUS_FILL(name, doc) g_status_values[k_##name] = static_cast<long long>(s.name);
+  ROWSOCKET_STATS(ROWSOCKET_STATUS_FILL)
+#undef ROWSOCKET_STATUS_FILL
+  var->type = SHOW_ARRAY;
+  var->value = reinterpret_cast<char*>(g_status_array);
+  return 0;
+}
+
+st_mysql_show_var status_variables[] = {
+    {"rowsocket", reinterpret_cast<char*>(&ShowStatus), SHOW_FUNC},
+    {nullptr, nullptr, SHOW_UNDEF}};
+
 std::string Str(const char* s) { return s ? s : ""; }
 
 ServerConfig ConfigFromVariables() {
@@ -201,7 +243,7 @@ maria_declare_plugin(rowsocket){
     rowsocket::PluginInit,
     rowsocket::PluginDeinit,
     0x0001,
-    nullptr,
+    rowsocket::status_variables,
     rowsocket::system_variables,
     "0.1.0",
     MariaDB_PLUGIN_MATURITY_EXPERIMENTAL} maria_declare_plugin_end;

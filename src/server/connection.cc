@@ -38,6 +38,7 @@ bool Connection::ReadOnce(size_t readsize) {
     n = ::recv(fd_, &in_[old], readsize, 0);
   } while (n < 0 && errno == EINTR);
   in_.resize(old + (n > 0 ? static_cast<size_t>(n) : 0));
+  if (n > 0) stats_->bytes_received.Add(static_cast<uint64_t>(n));
   if (n == 0) eof_ = true;
   if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
   return true;
@@ -118,6 +119,7 @@ bool Connection::Flush() {
       return false;
     }
     out_sent_ += static_cast<size_t>(n);
+    stats_->bytes_sent.Add(static_cast<uint64_t>(n));
   }
   out_.clear();
   out_sent_ = 0;

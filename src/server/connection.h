@@ -13,6 +13,7 @@
 
 #include "protocol/request.h"
 #include "server/executor.h"
+#include "server/stats.h"
 
 namespace rowsocket {
 
@@ -20,8 +21,8 @@ class Listener;
 
 class Connection {
  public:
-  Connection(int fd, Listener* listener, std::unique_ptr<Session> session)
-      : fd_(fd), listener_(listener), session_(std::move(session)) {}
+  Connection(int fd, Listener* listener, std::unique_ptr<Session> session, WorkerStats* stats)
+      : fd_(fd), listener_(listener), session_(std::move(session)), stats_(stats) {}
 
   int fd() const { return fd_; }
   Listener* listener() const { return listener_; }
@@ -60,6 +61,7 @@ class Connection {
   int fd_;
   Listener* listener_;
   std::unique_ptr<Session> session_;
+  WorkerStats* stats_;
   std::string in_;                 // received bytes; [0, consumed_) already parsed
   size_t consumed_ = 0;
   std::string out_;                // answers; [0, out_sent_) already written

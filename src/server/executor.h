@@ -12,6 +12,7 @@
 #include <string>
 
 #include "protocol/request.h"
+#include "server/stats.h"
 
 namespace rowsocket {
 
@@ -33,6 +34,7 @@ struct WorkerInfo {
   int index;               // 0-based across all workers
   bool read_only;          // serves the read listener
   const char* listener;    // "read" or "write", for logs and process lists
+  WorkerStats* stats;      // the worker's counters; the executor adds its own
 };
 
 class Executor {

@@ -19,7 +19,8 @@ void SetLogSink(LogSink sink) { g_sink.store(sink ? sink : StderrSink); }
 void SetLogVerbosity(int verbosity) { g_verbosity.store(verbosity, std::memory_order_relaxed); }
 
 bool LogEnabled(LogLevel level) {
-  return static_cast<int>(level) <= g_verbosity.load(std::memory_order_relaxed);
+  static constexpr int kThreshold[] = {0, 1, 1, 2, 3};
+  return kThreshold[static_cast<int>(level)] <= g_verbosity.load(std::memory_order_relaxed);
 }
 
 void Log(LogLevel level, const char* format, ...) {

@@ -5,13 +5,13 @@
 
 namespace rowsocket {
 
-// The number is the least rowsocket_verbose at which a message is written.
+// Each level is written from the rowsocket_verbose value in brackets on.
 enum class LogLevel {
-  kError = 0,    // always
-  kWarning = 1,  // default: warnings
-  kInfo = 1,     // default: start, stop, listeners
-  kNotice = 2,   // notable events (rollbacks and retries, refused connections)
-  kDebug = 3,    // tables opened and closed
+  kError,    // [0] always
+  kWarning,  // [1] the default
+  kInfo,     // [1] start, stop, listeners
+  kNotice,   // [2] notable events (rollbacks and retries, refused connections)
+  kDebug,    // [3] tables opened and closed
 };
 
 using LogSink = void (*)(LogLevel level, const char* message);

@@ -26,7 +26,7 @@ bool Server::StartListener(const ListenerConfig& lc, const char* name, std::stri
   Listener* l = listener.get();
   listeners_.push_back(std::move(listener));  // outlives its workers (Stop joins first)
   for (int i = 0; i < lc.threads; ++i) {
-    WorkerInfo info{static_cast<int>(workers_.size()), lc.read_only, name};
+    WorkerInfo info{static_cast<int>(workers_.size()), lc.read_only, name, nullptr};
     auto worker = std::make_unique<Worker>(info, l, factory_, config_, tunables_);
     if (!worker->Start(error)) return false;
     workers_.push_back(std::move(worker));
@@ -47,6 +47,15 @@ size_t Server::connection_count() const {
   size_t n = 0;
   for (auto& w : workers_) n += w->connection_count();
   return n;
+}
+
+StatsSnapshot Server::CollectStats() const {
+  StatsSnapshot s;
+  for (auto& w : workers_) {
+    s.AddFrom(w->stats());
+    (w->read_only() ? s.connections_read : s.connections_write) += w->connection_count();
+  }
+  return s;
 }
 
 }  // namespace rowsocket

@@ -12,6 +12,7 @@
 #include "server/config.h"
 #include "server/executor.h"
 #include "server/listener.h"
+#include "server/stats.h"
 #include "server/worker.h"
 
 namespace rowsocket {
@@ -30,6 +31,8 @@ class Server {
 
   // Total connections across listeners.
   size_t connection_count() const;
+  // Sums every worker's counters (any thread).
+  StatsSnapshot CollectStats() const;
 
  private:
   bool StartListener(const ListenerConfig& lc, const char* name, std::string* error);

@@ -29,6 +29,11 @@ constexpr int kMaxEvents = 256;
 void* const kListenerTag = reinterpret_cast<void*>(1);
 void* const kWakeTag = reinterpret_cast<void*>(2);
 
+WorkerInfo WithStats(WorkerInfo info, WorkerStats* stats) {
+  info.stats = stats;
+  return info;
+}
+
 uint64_t NowMs() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
@@ -38,7 +43,7 @@ uint64_t NowMs() {
 
 Worker::Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* factory,
                const ServerConfig& config, ServerTunables* tunables)
-    : info_(info), listener_(listener), factory_(factory), config_(config), tunables_(tunables) {}
+    : info_(WithStats(info, &stats_)), listener_(listener), factory_(factory), config_(config), tunables_(tunables) {}
 
 Worker::~Worker() {
   Stop();
@@ -194,6 +199,7 @@ void Worker::Accept(Executor* executor) {
       return;
     }
     if (listener_->connections.load() >= tunables_->max_connections.load()) {
+      stats_.connections_refused.Add();
       Log(LogLevel::kNotice, "%s port: connection refused, limit of %u reached", listener_->name(),
           tunables_->max_connections.load());
       ::close(fd);
@@ -208,7 +214,7 @@ void Worker::AddConnection(int fd, Executor* executor) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
   if (config_.sndbuf > 0) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &config_.sndbuf, sizeof(int));
   if (config_.rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &config_.rcvbuf, sizeof(int));
-  auto c = std::make_unique<Connection>(fd, listener_, executor->NewSession());
+  auto c = std::make_unique<Connection>(fd, listener_, executor->NewSession(), &stats_);
   c->last_active_ms = NowMs();
   c->index = connections_.size();
   epoll_event ev{};
@@ -220,6 +226,7 @@ void Worker::AddConnection(int fd, Executor* executor) {
     return;
   }
   listener_->connections.fetch_add(1);
+  stats_.connections_total.Add();
   connections_.push_back(std::move(c));
   connection_count_.store(connections_.size(), std::memory_order_relaxed);
 }
@@ -252,7 +259,10 @@ void Worker::CloseIdleConnections(uint64_t now_ms) {
   if (timeout_ms == 0) return;
   for (size_t i = connections_.size(); i-- > 0;) {
     Connection* c = connections_[i].get();
-    if (now_ms - c->last_active_ms > timeout_ms && !c->HasOutput()) CloseConnection(c);
+    if (now_ms - c->last_active_ms > timeout_ms && !c->HasOutput()) {
+      stats_.connections_timed_out.Add();
+      CloseConnection(c);
+    }
   }
 }
 

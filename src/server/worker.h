@@ -38,6 +38,8 @@ class Worker {
 
   // Connections this worker holds now (any thread may read it).
   size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
+  const WorkerStats& stats() const { return stats_; }
+  bool read_only() const { return info_.read_only; }
 
  private:
   void Run();
@@ -49,6 +51,7 @@ class Worker {
   void WatchOutput(Connection* c, bool on);
   void CloseIdleConnections(uint64_t now_ms);
 
+  WorkerStats stats_;
   const WorkerInfo info_;
   Listener* listener_;
   ExecutorFactory* factory_;

@@ -1,0 +1,72 @@
+// Counters a worker keeps about its own work, summed across workers for
+// SHOW GLOBAL STATUS LIKE 'rowsocket%'.
+//
+// Each WorkerStats is written only by its worker's thread (a relaxed load and
+// store, no read-modify-write bus lock on the hot path) and read by any thread.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace rowsocket {
+
+class Counter {
+ public:
+  void Add(uint64_t n = 1) { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  uint64_t Get() const { return v_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> v_{0};
+};
+
+// The counters, in the order they are reported. Names are the status variable
+// names without the `Rowsocket_` prefix.
+#define ROWSOCKET_STATS(X)                                                          \
+  X(connections_total, "connections accepted since start")                          \
+  X(connections_refused, "connections closed at once: rowsocket_max_connections")   \
+  X(connections_timed_out, "connections closed after rowsocket_timeout idle")      \
+  X(bytes_received, "bytes read from clients")                                     \
+  X(bytes_sent, "bytes written to clients")                                        \
+  X(requests_open, "P requests")                                                   \
+  X(requests_find, "find requests without a modify part")                          \
+  X(requests_insert, "insert requests")                                            \
+  X(requests_update, "find-and-modify requests with U, + or -")                     \
+  X(requests_delete, "find-and-modify requests with D")                            \
+  X(requests_auth, "A requests")                                                   \
+  X(errors_storage, "answers with error code 1 (table or storage engine)")         \
+  X(errors_request, "answers with error code 2 (bad request)")                     \
+  X(errors_auth, "answers with error code 3 (authentication)")                     \
+  X(rows_read, "rows returned or matched by finds")                                \
+  X(rows_inserted, "rows inserted")                                                \
+  X(rows_updated, "rows updated")                                                  \
+  X(rows_deleted, "rows deleted")                                                  \
+  X(batches, "batches executed (one statement or transaction each)")               \
+  X(batch_requests, "requests executed in batches (batch_requests / batches = mean size)") \
+  X(commits, "write transactions committed")                                       \
+  X(rollbacks, "write batches rolled back by the storage engine and retried")      \
+  X(lock_wait_timeouts, "requests answered with a lock wait timeout")              \
+  X(deadlocks, "requests answered with a deadlock error")
+
+struct WorkerStats {
+#define ROWSOCKET_DECLARE_COUNTER(name, doc) Counter name;
+  ROWSOCKET_STATS(ROWSOCKET_DECLARE_COUNTER)
+#undef ROWSOCKET_DECLARE_COUNTER
+};
+
+// A plain snapshot of summed counters, for reporting.
+struct StatsSnapshot {
+#define ROWSOCKET_DECLARE_VALUE(name, doc) uint64_t name = 0;
+  ROWSOCKET_STATS(ROWSOCKET_DECLARE_VALUE)
+#undef ROWSOCKET_DECLARE_VALUE
+  uint64_t connections_read = 0;   // open now, read listener
+  uint64_t connections_write = 0;  // open now, write listener
+
+  void AddFrom(const WorkerStats& s) {
+#define ROWSOCKET_ADD_VALUE(name, doc) name += s.name.Get();
+    ROWSOCKET_STATS(ROWSOCKET_ADD_VALUE)
+#undef ROWSOCKET_ADD_VALUE
+  }
+};
+
+}  // namespace rowsocket
