@@ -25,6 +25,11 @@ bool SameName(std::string_view a, std::string_view b) {
   return true;
 }
 
+bool IsWrite(const Request& r) {
+  return r.type == RequestType::kInsert ||
+         (r.type == RequestType::kFind && r.modify != ModifyOp::kNone);
+}
+
 bool ListContains(std::string_view list, std::string_view name) {
   while (!list.empty()) {
     size_t comma = list.find(',');
@@ -150,6 +155,20 @@ Status EngineExecutor::OpenIndexRequest(EngineSession* session, const Request& r
   return Status::OK();
 }
 
+// Writes wait while FLUSH TABLES WITH READ LOCK or a backup stage blocks DML,
+// exactly as SQL's do: the protection SQL takes when it opens a table for writing,
+// held for the batch only.
+bool EngineExecutor::AcquireBackupProtection() {
+  THD* thd = thread_.thd();
+  MDL_request request;
+  MDL_REQUEST_INIT(&request, MDL_key::BACKUP, "", "", MDL_BACKUP_DML, MDL_STATEMENT);
+  if (thd->mdl_context.acquire_lock(&request, thd->variables.lock_wait_timeout)) {
+    thd->clear_error();
+    return false;
+  }
+  return true;
+}
+
 MYSQL_LOCK* EngineExecutor::LockTables(TABLE** tables, size_t n) {
   MYSQL_LOCK* lock = mysql_lock_tables(thread_.thd(), tables, static_cast<uint>(n), 0);
   if (lock == nullptr) thread_.thd()->clear_error();
@@ -173,8 +192,15 @@ bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each)
         locked_entries_.push_back(e);
       }
     }
-    MYSQL_LOCK* lock = lock_list_.empty() ? nullptr : LockTables(lock_list_.data(), lock_list_.size());
-    bool lock_failed = !lock_list_.empty() && lock == nullptr;
+    bool writes = false;
+    for (size_t i = begin; i < end && !writes; ++i) writes = steps_[i].index && IsWrite(*items[i].request);
+    MYSQL_LOCK* lock = nullptr;
+    bool lock_failed = false;
+    if (!lock_list_.empty()) {
+      lock_failed = writes && !AcquireBackupProtection();
+      if (!lock_failed) lock = LockTables(lock_list_.data(), lock_list_.size());
+      lock_failed = lock == nullptr;
+    }
     if (lock != nullptr && !info_.read_only) BeginWriteStatement(lock);
     for (size_t i = begin; i < end; ++i) {
       marks_[i] = items[i].out->size();
@@ -206,8 +232,12 @@ bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each)
       // What SQL does when it closes a statement's tables: forget per-statement
       // handler state (row-logging decision, column bitmaps, engine templates).
       for (TABLE* t : lock_list_) t->file->ha_reset();
-      if (rolled_back && !commit_each) return false;
+      if (rolled_back && !commit_each) {
+        thd->mdl_context.release_statement_locks();
+        return false;
+      }
     }
+    thd->mdl_context.release_statement_locks();
     begin = end;
   }
   return true;

@@ -56,6 +56,7 @@ class EngineExecutor : public Executor {
   // engine rolled the transaction back.
   bool RunLocked(BatchItem* items, size_t count, bool commit_each);
   MYSQL_LOCK* LockTables(TABLE** tables, size_t n);
+  bool AcquireBackupProtection();
   void BeginWriteStatement(MYSQL_LOCK* lock);
   void EndWriteStatement();
   void InvalidateQueryCache();

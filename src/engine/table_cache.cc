@@ -52,7 +52,10 @@ Status TableCache::Open(TableEntry* entry) {
   MDL_savepoint savepoint = thd_->mdl_context.mdl_savepoint();
   TABLE_LIST* list = &tl;
   uint counter = 0;
-  bool failed = open_tables(thd_, &list, &counter, 0);
+  // The backup/FTWRL protection that SQL takes here with statement duration is
+  // taken per write batch instead (EngineExecutor): a table kept open must not
+  // hold it, or FLUSH TABLES WITH READ LOCK and backups would wait for ever.
+  bool failed = open_tables(thd_, &list, &counter, MYSQL_OPEN_SKIP_SCOPED_MDL_LOCK);
   if (!failed && (tl.table == nullptr || tl.table->s->tmp_table != NO_TMP_TABLE)) failed = true;
   if (failed) {
     close_thread_tables(thd_);
