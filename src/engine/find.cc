@@ -230,6 +230,8 @@ void EngineExecutor::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   bool autoinc_given = false;
   for (size_t i = 0; i < r.key.size(); ++i) {
     Field* f = columns[i];
+    // As in SQL, NULL for the AUTO_INCREMENT column asks for the next value.
+    if (r.key[i].is_null && f == table->found_next_number_field) continue;
     if (!StoreField(f, r.key[i])) return w->Error(Status::StorageCode(ER_BAD_NULL_ERROR));
     f->set_has_explicit_value();
     if (f == table->found_next_number_field && !r.key[i].is_null) autoinc_given = true;

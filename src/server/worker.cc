@@ -69,10 +69,15 @@ bool Worker::Start(std::string* error) {
     *error = std::string("epoll_ctl(listener): ") + std::strerror(errno);
     return false;
   }
+  std::future<bool> started = started_.get_future();
   try {
     thread_ = std::thread(&Worker::Run, this);
   } catch (const std::system_error& e) {
     *error = std::string("cannot start worker thread: ") + e.what();
+    return false;
+  }
+  if (!started.get()) {
+    *error = std::string(info_.listener) + " worker could not set up its server thread";
     return false;
   }
   return true;
@@ -93,11 +98,8 @@ void Worker::Join() {
 
 void Worker::Run() {
   std::unique_ptr<Executor> executor = factory_->Create(info_);
-  if (!executor) {
-    Log(LogLevel::kError, "%s worker %d could not start its database thread", info_.listener,
-        info_.index);
-    return;
-  }
+  started_.set_value(executor != nullptr);
+  if (!executor) return;
   Loop(executor.get());
   // Sessions hold engine state: drop them while the executor still exists.
   while (!connections_.empty()) CloseConnection(connections_.back().get());

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <future>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -31,6 +32,8 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
+  // Starts the thread and waits until its database thread is set up, so that a
+  // worker that cannot start fails INSTALL PLUGIN instead of vanishing.
   bool Start(std::string* error);
   // Asks the loop to finish its batch, close its connections and exit.
   void Stop();
@@ -59,6 +62,7 @@ class Worker {
   ServerTunables* tunables_;
 
   std::thread thread_;
+  std::promise<bool> started_;  // set by Run once the executor exists (or failed)
   int epoll_fd_ = -1;
   int wake_fd_ = -1;          // eventfd: Stop() writes to it
   std::atomic<bool> stop_{false};

@@ -1,0 +1,193 @@
+// rowsocket-cli: a command-line client for rowsocket and HandlerSocket servers.
+//
+// main() reads the options (mariadb-client style: -h -P, plus --port-wr and
+// --secret), then runs one of three loops over a Session: the -e commands (one-shot,
+// for scripts), lines from a terminal through libedit (interactive), or lines from
+// a pipe (batch). Exit status 0 when every command succeeded, 1 when one failed
+// (the CLI stops there unless --force), 2 for bad options. Single-threaded.
+#include <getopt.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "command.h"
+#include "line_editor.h"
+#include "session.h"
+
+namespace rowsocket {
+namespace cli {
+namespace {
+
+const char kUsage[] =
+    "Usage: rowsocket-cli [options] [-e 'command; command']\n"
+    "  -h, --host=HOST          server (127.0.0.1)\n"
+    "  -P, --port=PORT          read listener (9998; 0 for none)\n"
+    "  -W, --port-wr=PORT       write listener (9999; 0 for none)\n"
+    "      --secret=S           secret for A 1 <S> on the read listener\n"
+    "      --secret-wr=S        secret for the write listener (default: --secret)\n"
+    "  -D, --database=DB        database for tables named without one\n"
+    "  -e, --execute=CMDS       run the commands (split at ; and newlines) and exit\n"
+    "      --raw                start in raw mode (-e lines are protocol lines)\n"
+    "  -B, --batch              tab-separated output (default unless interactive)\n"
+    "  -t, --table              aligned table output (default when interactive)\n"
+    "  -E, --vertical           one line per column\n"
+    "      --column-names       header line in tab-separated output\n"
+    "      --no-timing          no request timings\n"
+    "  -f, --force              go on after a failed command\n"
+    "      --connect-timeout=S  seconds to wait for a connection (5)\n"
+    "      --timeout=S          seconds to wait for an answer (30)\n"
+    "      --sql-socket=PATH    SQL socket, to read column names for auto-open\n"
+    "      --sql-port=PORT      SQL port (on --sql-host, default --host), likewise\n"
+    "  -u, --user=USER          SQL user (root)    --password=P  SQL password\n"
+    "      --history-file=PATH  (default $ROWSOCKET_HISTFILE or ~/.rowsocket_history; '' for none)\n"
+    "  -V, --version            -?, --help\n";
+
+enum LongOnly {
+  kSecret = 1000, kSecretWr, kRaw, kColumnNames, kNoTiming, kConnectTimeout, kTimeout,
+  kSqlSocket, kSqlPort, kSqlHost, kPassword, kHistoryFile, kHelp,
+};
+
+bool ParsePort(const char* text, uint16_t* port) {
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || v < 0 || v > 65535) return false;
+  *port = static_cast<uint16_t>(v);
+  return true;
+}
+
+std::string DefaultHistoryFile() {
+  if (const char* env = std::getenv("ROWSOCKET_HISTFILE")) return env;
+  if (const char* home = std::getenv("HOME")) return std::string(home) + "/.rowsocket_history";
+  return "";
+}
+
+int RunLines(Session* session, bool force, bool (*next)(void*, std::string*), void* source) {
+  int status = 0;
+  std::string line;
+  while (!session->done() && next(source, &line)) {
+    if (!session->Run(line)) {
+      status = 1;
+      if (!force) break;
+    }
+  }
+  return status;
+}
+
+int Main(int argc, char** argv) {
+  CliOptions o;
+  bool secret_wr_given = false, force = false, format_given = false;
+  std::string execute, history_file = DefaultHistoryFile();
+  bool has_execute = false;
+  std::string sql_host;
+  static const option kLong[] = {
+      {"host", required_argument, nullptr, 'h'},   {"port", required_argument, nullptr, 'P'},
+      {"port-wr", required_argument, nullptr, 'W'}, {"secret", required_argument, nullptr, kSecret},
+      {"secret-wr", required_argument, nullptr, kSecretWr},
+      {"database", required_argument, nullptr, 'D'}, {"execute", required_argument, nullptr, 'e'},
+      {"raw", no_argument, nullptr, kRaw},         {"batch", no_argument, nullptr, 'B'},
+      {"table", no_argument, nullptr, 't'},        {"vertical", no_argument, nullptr, 'E'},
+      {"column-names", no_argument, nullptr, kColumnNames},
+      {"no-timing", no_argument, nullptr, kNoTiming}, {"force", no_argument, nullptr, 'f'},
+      {"connect-timeout", required_argument, nullptr, kConnectTimeout},
+      {"timeout", required_argument, nullptr, kTimeout},
+      {"sql-socket", required_argument, nullptr, kSqlSocket},
+      {"sql-port", required_argument, nullptr, kSqlPort},
+      {"sql-host", required_argument, nullptr, kSqlHost},
+      {"user", required_argument, nullptr, 'u'},   {"password", required_argument, nullptr, kPassword},
+      {"history-file", required_argument, nullptr, kHistoryFile},
+      {"version", no_argument, nullptr, 'V'},      {"help", no_argument, nullptr, kHelp},
+      {nullptr, 0, nullptr, 0}};
+  int opt;
+  while ((opt = getopt_long(argc, argv, "h:P:W:D:e:BtEfu:V?", kLong, nullptr)) != -1) {
+    switch (opt) {
+      case 'h': o.host = optarg; break;
+      case 'P': if (!ParsePort(optarg, &o.port)) { std::cerr << "bad --port\n"; return 2; } break;
+      case 'W': if (!ParsePort(optarg, &o.port_wr)) { std::cerr << "bad --port-wr\n"; return 2; } break;
+      case kSecret: o.secret = optarg; break;
+      case kSecretWr: o.secret_wr = optarg; secret_wr_given = true; break;
+      case 'D': o.database = optarg; break;
+      case 'e': execute += std::string(optarg) + "\n"; has_execute = true; break;
+      case kRaw: o.raw = true; break;
+      case 'B': o.format = Format::kTab; format_given = true; break;
+      case 't': o.format = Format::kTable; format_given = true; break;
+      case 'E': o.format = Format::kVertical; format_given = true; break;
+      case kColumnNames: o.column_names = true; break;
+      case kNoTiming: o.timing = false; break;
+      case 'f': force = true; break;
+      case kConnectTimeout: o.connect_timeout = std::chrono::seconds(std::atoi(optarg)); break;
+      case kTimeout: o.io_timeout = std::chrono::seconds(std::atoi(optarg)); break;
+      case kSqlSocket: o.sql.socket = optarg; break;
+      case kSqlPort: o.sql.port = static_cast<unsigned>(std::atoi(optarg)); break;
+      case kSqlHost: sql_host = optarg; break;
+      case 'u': o.sql.user = optarg; break;
+      case kPassword: o.sql.password = optarg; break;
+      case kHistoryFile: history_file = optarg; break;
+      case 'V': std::cout << "rowsocket-cli 0.1.0\n"; return 0;
+      case kHelp: std::cout << kUsage; return 0;
+      default: std::cerr << kUsage; return 2;
+    }
+  }
+  if (optind < argc) {
+    std::cerr << "unexpected argument '" << argv[optind] << "'\n" << kUsage;
+    return 2;
+  }
+  if (!secret_wr_given) o.secret_wr = o.secret;
+  o.sql.host = sql_host.empty() ? o.host : sql_host;
+  o.interactive = !has_execute && isatty(STDIN_FILENO);
+  if (o.interactive && !format_given) o.format = Format::kTable;
+
+  Session session(o, stdout, stderr);
+  if (has_execute) {
+    // Raw lines may hold `;`: split them at newlines only.
+    std::vector<std::string> commands;
+    if (o.raw) {
+      size_t start = 0;
+      for (size_t lf; (lf = execute.find('\n', start)) != std::string::npos; start = lf + 1) {
+        if (lf > start) commands.push_back(execute.substr(start, lf - start));
+      }
+    } else {
+      commands = SplitCommands(execute);
+    }
+    size_t next = 0;
+    auto from_list = [](void* src, std::string* line) {
+      auto* p = static_cast<std::pair<std::vector<std::string>*, size_t*>*>(src);
+      if (*p->second >= p->first->size()) return false;
+      *line = (*p->first)[(*p->second)++];
+      return true;
+    };
+    std::pair<std::vector<std::string>*, size_t*> src(&commands, &next);
+    return RunLines(&session, force, from_list, &src);
+  }
+  if (!o.interactive) {
+    auto from_stdin = [](void*, std::string* line) {
+      if (!std::getline(std::cin, *line)) return false;
+      if (!line->empty() && line->back() == '\r') line->pop_back();
+      return true;
+    };
+    return RunLines(&session, force, from_stdin, nullptr);
+  }
+
+  std::printf("rowsocket-cli: %s, read port %u, write port %u. Type 'help' for help.\n",
+              o.host.c_str(), o.port, o.port_wr);
+  LineEditor editor(argv[0], history_file);
+  std::string line;
+  while (!session.done()) {
+    editor.SetRawMode(session.raw_mode());
+    editor.SetWords(session.Words());
+    if (!editor.ReadLine(session.Prompt(), &line)) {
+      std::printf("\n");
+      break;
+    }
+    session.Run(line);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace cli
+}  // namespace rowsocket
+
+int main(int argc, char** argv) { return rowsocket::cli::Main(argc, argv); }

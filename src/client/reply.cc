@@ -1,0 +1,77 @@
+// ToReply: the meaning of an answer, by the kind of request it answers.
+//
+// Called by Connection for every answer line, right after ParseAnswer decoded it in
+// the input buffer; values are copied into the Reply here, because the buffer is
+// reused for the next line. Pure; any thread.
+#include "reply.h"
+
+namespace rowsocket {
+namespace client {
+
+namespace {
+
+Value Copy(const ::rowsocket::Value& v) {
+  return v.is_null ? Value::Null() : Value(v.view());
+}
+
+// A decimal uint64 token, as the server writes counts and ids.
+bool ParseCount(const ::rowsocket::Value& v, uint64_t* n) {
+  if (v.is_null || v.size == 0 || v.size > 20) return false;
+  uint64_t x = 0;
+  for (char c : v.view()) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t next = x * 10 + static_cast<uint64_t>(c - '0');
+    if (next / 10 != x) return false;  // overflow
+    x = next;
+  }
+  *n = x;
+  return true;
+}
+
+// Groups the values of `0 <ncols> ...` into rows of ncols.
+bool ToRows(const ::rowsocket::Answer& a, Rows* rows) {
+  const size_t ncols = a.count;
+  if (ncols == 0) return a.values.empty();
+  if (a.values.size() % ncols != 0) return false;
+  rows->reserve(a.values.size() / ncols);
+  for (size_t i = 0; i < a.values.size(); i += ncols) {
+    Row row;
+    row.reserve(ncols);
+    for (size_t j = 0; j < ncols; ++j) row.push_back(Copy(a.values[i + j]));
+    rows->push_back(std::move(row));
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ToReply(RequestKind kind, const ::rowsocket::Answer& a, Result<Reply>* out) {
+  if (!a.ok()) {
+    *out = Error::Server(static_cast<int>(a.code), std::string(a.message()));
+    return true;
+  }
+  Rows rows;
+  uint64_t number = 0;
+  switch (kind) {
+    case RequestKind::kAuth:
+    case RequestKind::kOpenIndex:
+      if (a.count != 1 || !a.values.empty()) return false;
+      break;
+    case RequestKind::kFind:
+    case RequestKind::kModifyReturning:
+      if (!ToRows(a, &rows)) return false;
+      break;
+    case RequestKind::kModify:
+      if (a.count != 1 || a.values.size() != 1 || !ParseCount(a.values[0], &number)) return false;
+      break;
+    case RequestKind::kInsert:
+      if (a.count != 1 || a.values.size() > 1) return false;
+      if (a.values.size() == 1 && !ParseCount(a.values[0], &number)) return false;
+      break;
+  }
+  *out = Reply(kind, std::move(rows), number);
+  return true;
+}
+
+}  // namespace client
+}  // namespace rowsocket

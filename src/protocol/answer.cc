@@ -1,0 +1,64 @@
+// ParseAnswer: one answer line in, one Answer out.
+//
+// Called by the client library (src/client) on the thread that owns a connection,
+// once per LF-terminated line it has read, usually many times over one input buffer
+// after a pipelined batch. The line is walked once: a TAB search cuts each token,
+// the first two are read as decimal numbers, the rest are decoded in place with the
+// codec the server encodes with. Pure; any thread.
+#include "protocol/answer.h"
+
+#include <cstring>
+
+#include "protocol/codec.h"
+
+namespace rowsocket {
+
+namespace {
+
+// Reads a decimal uint32 (digits only, no sign, no overflow).
+bool ParseNumber(std::string_view token, uint32_t* out) {
+  if (token.empty()) return false;
+  uint64_t v = 0;
+  for (char c : token) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+    if (v > UINT32_MAX) return false;
+  }
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
+
+}  // namespace
+
+bool ParseAnswer(char* line, size_t size, Answer* out) {
+  out->Clear();
+  if (size > 0 && line[size - 1] == '\r') --size;
+  char* p = line;
+  char* const end = line + size;
+  size_t index = 0;  // position of the token being cut
+  for (;;) {
+    char* tab = static_cast<char*>(std::memchr(p, '\t', static_cast<size_t>(end - p)));
+    char* token_end = tab ? tab : end;
+    const size_t length = static_cast<size_t>(token_end - p);
+    if (index == 0) {
+      if (!ParseNumber(std::string_view(p, length), &out->code)) return false;
+    } else if (index == 1) {
+      if (!ParseNumber(std::string_view(p, length), &out->count)) return false;
+    } else if (length == 1 && p[0] == '\0') {
+      out->values.push_back(Value::Null());
+    } else {
+      out->values.push_back(Value::Of(std::string_view(p, DecodeInPlace(p, length))));
+    }
+    ++index;
+    if (tab == nullptr) break;
+    p = tab + 1;
+  }
+  return index >= 2;
+}
+
+size_t FindLineEnd(const char* data, size_t size) {
+  const void* lf = size ? std::memchr(data, '\n', size) : nullptr;
+  return lf ? static_cast<size_t>(static_cast<const char*>(lf) - data) : size;
+}
+
+}  // namespace rowsocket

@@ -1,0 +1,227 @@
+"""Lifecycle and DDL: rowsocket is a good citizen of the server it lives in.
+
+UNINSTALL PLUGIN and INSTALL again while clients are connected and sending requests;
+server shutdown with hundreds of connections mid-traffic; ALTER, RENAME, DROP and
+FLUSH on tables that workers hold open. mariadbd must never crash or hang, and open
+index ids must keep working when they still make sense.
+"""
+
+import socket
+import threading
+import time
+
+import pytest
+
+import hs
+import servers
+import targets
+from db import Sql
+from harness import MariaDB
+
+pytestmark = targets.rowsocket_only
+
+FIND = b"0\t=\t1\t101\n"
+OPEN = b"P\t0\ttest\tuser\tPRIMARY\tuser_name\n"
+
+
+class Traffic:
+    """Client threads that keep reconnecting and sending finds until stopped.
+
+    Errors on the wire are expected while the plugin is away; what matters is that
+    mariadbd survives and that the traffic never hangs a thread.
+    """
+
+    def __init__(self, port, clients=8):
+        self.port = port
+        self.stop_event = threading.Event()
+        self.answers = 0
+        self.threads = [threading.Thread(target=self._run, daemon=True) for _ in range(clients)]
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_event.set()
+        for t in self.threads:
+            t.join(timeout=30)
+        assert not any(t.is_alive() for t in self.threads), "a client thread hung"
+
+    def _run(self):
+        while not self.stop_event.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
+                    s.sendall(OPEN)
+                    while not self.stop_event.is_set():
+                        s.sendall(FIND * 20)
+                        data = b""
+                        while data.count(b"\n") < 20 + (1 if not data and self.answers == 0 else 0):
+                            chunk = s.recv(65536)
+                            if not chunk:
+                                raise ConnectionError("closed")
+                            data += chunk
+                            if data.count(b"\n") >= 20:
+                                break
+                        self.answers += 1
+            except OSError:
+                time.sleep(0.05)
+
+
+def rowsocket_threads(sql):
+    return [r for r in sql.rows("SHOW PROCESSLIST") if r[6] and "rowsocket" in str(r[6])]
+
+
+def test_uninstall_and_install_under_load_repeatedly(server, target, sql):
+    with Traffic(target.port), Traffic(target.port_wr, clients=4):
+        for _ in range(3):
+            time.sleep(0.5)
+            sql.execute("UNINSTALL PLUGIN rowsocket")
+            assert rowsocket_threads(sql) == []
+            with pytest.raises(OSError):
+                socket.create_connection(("127.0.0.1", target.port), timeout=2).close()
+            sql.execute("INSTALL SONAME 'rowsocket'")
+            assert len(rowsocket_threads(sql)) > 0
+    with hs.Connection(target.port) as conn:
+        conn.raw(OPEN)
+        assert conn.raw(FIND) == b"0\t1\tYukari Takeba\n"
+
+
+def test_shutdown_with_hundreds_of_connections_mid_traffic():
+    plugin = targets.make_plugin({"threads": 2, "threads_wr": 2})
+    server = MariaDB([plugin]).start()
+    try:
+        servers.seed(server)
+        idle = []
+        for _ in range(300):
+            s = socket.create_connection(("127.0.0.1", plugin.port), timeout=5)
+            s.sendall(OPEN)
+            idle.append(s)
+        with Traffic(plugin.port), Traffic(plugin.port_wr, clients=4):
+            time.sleep(0.5)
+            server.stop()   # raises "mariadbd did not stop" if SIGTERM was not enough
+        for s in idle:
+            s.close()
+    finally:
+        server.stop(check=False)
+    assert server.exit_status() == "exited with status 0", server.error_log()[-3000:]
+    assert "[ERROR]" not in server.error_log()
+
+
+@pytest.fixture
+def ddl_table(sql):
+    sql.create_table("ddl", "id INT PRIMARY KEY, a VARCHAR(10), b INT, KEY kb (b)",
+                     [(1, "one", 10), (2, "two", 20)])
+    yield "ddl"
+    sql.execute("DROP TABLE IF EXISTS test.ddl")
+    sql.execute("DROP TABLE IF EXISTS test.ddl_renamed")
+
+
+def ddl_in_thread(server, statement):
+    """Runs DDL on its own connection; returns (thread, result dict)."""
+    result = {}
+
+    def run():
+        conn = Sql(server)
+        try:
+            conn.execute(statement)
+            result["ok"] = True
+        except Exception as e:  # noqa: BLE001 - reported by the test
+            result["error"] = e
+        finally:
+            conn.close()
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t, result
+
+
+@pytest.mark.parametrize("statement", [
+    "ALTER TABLE test.ddl ADD COLUMN c INT",
+    "ALTER TABLE test.ddl ADD INDEX ka (a)",
+    "ALTER TABLE test.ddl ENGINE=InnoDB",
+    "TRUNCATE TABLE test.ddl",
+    "FLUSH TABLES",
+    "FLUSH TABLES test.ddl",
+    "OPTIMIZE TABLE test.ddl",
+])
+def test_ddl_completes_while_an_idle_connection_holds_the_table_open(server, writer, ddl_table,
+                                                                     statement):
+    writer.open_index(0, "ddl", ["a", "b"])
+    assert writer.request([0, "=", 1, 1]) == ["0", "2", "one", "10"]
+    thread, result = ddl_in_thread(server, statement)
+    thread.join(timeout=60)   # liveness bound, not a timing claim
+    assert not thread.is_alive(), f"{statement} is still waiting for rowsocket's table"
+    assert result.get("ok"), result
+    # The same open index keeps working afterwards.
+    answer = writer.request([0, ">=", 1, 0, 10, 0])
+    assert answer[0] == "0"
+
+
+def test_ddl_completes_while_clients_keep_reading(server, target, sql, ddl_table):
+    open_ddl = b"P\t0\ttest\tddl\tPRIMARY\ta\n"
+    stop = threading.Event()
+
+    def reader():
+        while not stop.is_set():
+            try:
+                with hs.Connection(target.port) as c:
+                    c.raw(open_ddl)
+                    while not stop.is_set():
+                        c.raw(b"0\t=\t1\t1\n")
+            except (OSError, AssertionError):
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=reader, daemon=True) for _ in range(6)]
+    for t in threads:
+        t.start()
+    try:
+        for statement in ("ALTER TABLE test.ddl ADD COLUMN c INT",
+                          "ALTER TABLE test.ddl DROP COLUMN c",
+                          "FLUSH TABLES WITH READ LOCK", "UNLOCK TABLES"):
+            thread, result = ddl_in_thread(server, statement) if "UNLOCK" not in statement \
+                else (None, None)
+            if thread is None:
+                continue
+            thread.join(timeout=60)
+            assert not thread.is_alive(), f"{statement} hangs behind rowsocket"
+            assert result.get("ok"), result
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=30)
+
+
+def test_open_index_on_a_dropped_column_answers_an_error(writer, sql, ddl_table):
+    writer.open_index(0, "ddl", ["a", "b"])
+    assert writer.request([0, "=", 1, 2]) == ["0", "2", "two", "20"]
+    sql.execute("ALTER TABLE test.ddl DROP COLUMN b")
+    assert writer.request([0, "=", 1, 2]) == ["2", "1", "fld"]
+    writer.open_index(0, "ddl", ["a"])
+    assert writer.request([0, "=", 1, 2]) == ["0", "1", "two"]
+
+
+def test_open_index_on_a_dropped_index_answers_an_error(writer, sql, ddl_table):
+    writer.open_index(0, "ddl", ["a"], index="kb")
+    assert writer.request([0, "=", 1, 20]) == ["0", "1", "two"]
+    sql.execute("ALTER TABLE test.ddl DROP INDEX kb")
+    assert writer.request([0, "=", 1, 20]) == ["2", "1", "idxnum"]
+
+
+def test_dropped_and_renamed_tables_answer_open_table(writer, sql, ddl_table):
+    writer.open_index(0, "ddl", ["a"])
+    assert writer.request([0, "=", 1, 1]) == ["0", "1", "one"]
+    sql.execute("RENAME TABLE test.ddl TO test.ddl_renamed")
+    assert writer.request([0, "=", 1, 1]) == ["1", "1", "open_table"]
+    writer.open_index(1, "ddl_renamed", ["a"])
+    assert writer.request([1, "=", 1, 1]) == ["0", "1", "one"]
+    sql.execute("DROP TABLE test.ddl_renamed")
+    assert writer.request([1, "=", 1, 1]) == ["1", "1", "open_table"]
+
+
+def test_new_open_sees_the_new_definition(writer, sql, ddl_table):
+    writer.open_index(0, "ddl", ["a"])
+    sql.execute("ALTER TABLE test.ddl ADD COLUMN c VARCHAR(5) DEFAULT 'new'")
+    writer.open_index(1, "ddl", ["a", "c"])
+    assert writer.request([1, "=", 1, 1]) == ["0", "2", "one", "new"]
+    assert writer.request([0, "=", 1, 1]) == ["0", "1", "one"]
