@@ -26,22 +26,22 @@ enum class ParseError : uint8_t {
   kUnknownCommand,      // first token is not P, A, or a decimal index id
   kBadIndexId,          // index id overflows or exceeds kMaxIndexIdValue
   kOpenIndexArity,      // P with fewer than 6 or more than 7 tokens
-  kAuthArity,           // A with other than 3 tokens
+  kAuthArity,           // A without a type
   kMissingOp,           // <id> alone
   kBadFindOp,           // op is not =, >, >=, <, <=
   kBadKeyCount,         // find key count missing, not decimal, or 0
   kMissingKeyValues,    // fewer key values than the count says
   kBadLimit,            // limit overflows
   kBadOffset,           // limit without a decimal offset after it
-  kBadInHeader,         // @ without a decimal key part and count
+  kBadInHeader,         // @ without a decimal key part and a count of at least 1
   kMissingInValues,     // fewer IN values than the count says
   kShortFilter,         // F/W without op, column and value
   kBadFilterOp,         // filter op is not =, !=, <, <=, >, >=
   kBadFilterColumn,     // filter column is not decimal
-  kBadFilterType,       // token in filter position that is neither F/W nor a mop
-  kBadModifyOp,         // token in filter position that starts like a mop but is none
+  kBadFilterType,       // token in filter position that starts with F or W but is neither
+  kBadModifyOp,         // any other token in filter position that is not a mop
   kDeleteWithValues,    // D or D? followed by more tokens
-  kBadInsertCount,      // insert count missing or not decimal
+  kBadInsertCount,      // insert count missing, not decimal, or 0
   kInsertValueCount,    // insert with more or fewer values than the count says
 };
 
@@ -50,16 +50,16 @@ std::string_view MessageFor(ParseError error) {
   switch (error) {
     case ParseError::kNone:              return {};
     case ParseError::kUnknownCommand:    return "cmd";
-    case ParseError::kBadIndexId:        return "syntax";
+    case ParseError::kBadIndexId:        return "stmtnum";
     case ParseError::kOpenIndexArity:    return "syntax";
-    case ParseError::kAuthArity:         return "syntax";
-    case ParseError::kMissingOp:         return "syntax";
+    case ParseError::kAuthArity:         return "authtype";
+    case ParseError::kMissingOp:         return "op";
     case ParseError::kBadFindOp:         return "op";
-    case ParseError::kBadKeyCount:       return "syntax";
-    case ParseError::kMissingKeyValues:  return "syntax";
+    case ParseError::kBadKeyCount:       return "klen";
+    case ParseError::kMissingKeyValues:  return "klen";
     case ParseError::kBadLimit:          return "syntax";
     case ParseError::kBadOffset:         return "syntax";
-    case ParseError::kBadInHeader:       return "syntax";
+    case ParseError::kBadInHeader:       return "invalueslen";
     case ParseError::kMissingInValues:   return "invalueslen";
     case ParseError::kShortFilter:       return "syntax";
     case ParseError::kBadFilterOp:       return "op";
@@ -67,8 +67,8 @@ std::string_view MessageFor(ParseError error) {
     case ParseError::kBadFilterType:     return "filtertype";
     case ParseError::kBadModifyOp:       return "modop";
     case ParseError::kDeleteWithValues:  return "syntax";
-    case ParseError::kBadInsertCount:    return "syntax";
-    case ParseError::kInsertValueCount:  return "syntax";
+    case ParseError::kBadInsertCount:    return "klen";
+    case ParseError::kInsertValueCount:  return "klen";
   }
   return "syntax";
 }
@@ -174,12 +174,11 @@ bool ParseModifyOp(const Token& t, ModifyOp* op, bool* return_rows) {
   return true;
 }
 
-// A token that starts like a modify op ("U!", "D??", "-1") is a bad mop rather
-// than a bad filter type.
-bool LooksLikeModifyOp(const Token& t) {
-  if (t.size == 0) return false;
-  const char c = t.data[0];
-  return c == 'U' || c == '+' || c == '-' || c == 'D';
+// An unknown token where a filter or the modify part may stand is a bad filter
+// type when it starts like one ("FX", "WW"), and a bad modify op otherwise ("Z",
+// "u", "extra") — the answers existing clients get from the original plugin.
+bool LooksLikeFilter(const Token& t) {
+  return t.size > 0 && (t.data[0] == 'F' || t.data[0] == 'W');
 }
 
 // Decodes a value token in place.
@@ -248,15 +247,14 @@ class Parser {
     return ParseError::kNone;
   }
 
-  // A <atyp> <akey>
+  // A <atyp> <akey>. A missing key reads as empty (it then fails to match the
+  // secret: `unauth`); tokens after the key are ignored, as existing clients expect.
   ParseError ParseAuth() {
     Token type, key;
-    if (!tokens_.Next(&type) || !tokens_.Next(&key) || !tokens_.AtEnd()) {
-      return ParseError::kAuthArity;
-    }
+    if (!tokens_.Next(&type)) return ParseError::kAuthArity;
     out_->type = RequestType::kAuth;
     out_->auth_type = DecodeName(type);
-    out_->auth_key = DecodeName(key);
+    if (tokens_.Next(&key)) out_->auth_key = DecodeName(key);
     return ParseError::kNone;
   }
 
@@ -264,7 +262,7 @@ class Parser {
   ParseError ParseInsert() {
     Token t;
     uint32_t n;
-    if (!tokens_.Next(&t) || !ParseDecimal(t, &n)) return ParseError::kBadInsertCount;
+    if (!tokens_.Next(&t) || !ParseDecimal(t, &n) || n == 0) return ParseError::kBadInsertCount;
     if (!TakeValues(n, &out_->key) || !tokens_.AtEnd()) return ParseError::kInsertValueCount;
     out_->type = RequestType::kInsert;
     return ParseError::kNone;
@@ -293,7 +291,7 @@ class Parser {
       Token part, count;
       uint32_t m;
       if (!tokens_.Next(&part) || !ParseDecimal(part, &out_->in_key_part) ||
-          !tokens_.Next(&count) || !ParseDecimal(count, &m)) {
+          !tokens_.Next(&count) || !ParseDecimal(count, &m) || m == 0) {
         return ParseError::kBadInHeader;
       }
       if (!TakeValues(m, &out_->in_values)) return ParseError::kMissingInValues;
@@ -309,7 +307,7 @@ class Parser {
         continue;
       }
       if (ParseModifyOp(t, &out_->modify, &out_->return_rows)) return ParseModify();
-      return LooksLikeModifyOp(t) ? ParseError::kBadModifyOp : ParseError::kBadFilterType;
+      return LooksLikeFilter(t) ? ParseError::kBadFilterType : ParseError::kBadModifyOp;
     }
     out_->type = RequestType::kFind;
     return ParseError::kNone;
@@ -371,7 +369,9 @@ void ParseRequest(char* line, size_t size, Request* out) {
   const ParseError error = Parser(line, size, out).Parse();
   if (error != ParseError::kNone) {
     out->type = RequestType::kInvalid;
-    out->error = Status::BadRequest(MessageFor(error));
+    // A bare `A` is an authentication failure (code 3), as for any bad type.
+    out->error = error == ParseError::kAuthArity ? Status::Unauthorized(MessageFor(error))
+                                                 : Status::BadRequest(MessageFor(error));
   }
 }
 

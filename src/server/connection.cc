@@ -83,9 +83,11 @@ void Connection::ParseOne(char* line, size_t size, Request* r) {
   if (r->type == RequestType::kInvalid) return;
   const std::string& secret = listener_->secret();
   if (r->type == RequestType::kAuth) {
+    // A listener without a secret accepts no key (clients keep working
+    // unauthenticated), as the original plugin does.
     if (r->auth_type != "1") {
       MakeError(r, Status::Unauthorized("authtype"));
-    } else if (!secret.empty() && r->auth_key != secret) {
+    } else if (secret.empty() || r->auth_key != secret) {
       authenticated_ = false;
       MakeError(r, Status::Unauthorized("unauth"));
     } else {

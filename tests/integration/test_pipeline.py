@@ -1,0 +1,71 @@
+"""Pipelining and concurrency: many requests in one write, many connections at once."""
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import hs
+
+KEYS = 500
+
+
+@pytest.fixture(scope="module")
+def pipe(sql):
+    sql.create_table("pipe", "k INT PRIMARY KEY, v VARCHAR(20)",
+                     [(k, f"v{k}") for k in range(1, KEYS + 1)])
+    sql.create_table("sink", "k INT PRIMARY KEY, v VARCHAR(20)")
+
+
+def request_and_answer(i):
+    """The i-th request of the mixed pipeline and the answer it must get."""
+    if i % 10 == 9:
+        return [9, "=", 1, i], ["2", "1", "stmtnum"]
+    if i % 10 == 4:
+        return [1, "=", 1, 10000 + i], ["0", "1"]
+    k = i % KEYS + 1
+    return [1, "=", 1, k], ["0", "1", f"v{k}"]
+
+
+def test_thousand_pipelined_requests_answer_in_order(reader, pipe):
+    pairs = [request_and_answer(i) for i in range(1000)]
+    reader.send_lines([hs.open_request(1, "pipe", ["v"])] + [r for r, _ in pairs])
+    assert reader.read_answer() == ["0", "1"]
+    answers = [reader.read_answer() for _ in pairs]
+    assert answers == [a for _, a in pairs]
+
+
+def test_thousand_pipelined_inserts_all_land(writer, sql, pipe):
+    sql.refill("sink", [])
+    lines = [hs.open_request(1, "sink", ["k", "v"])]
+    lines += [[1, "+", 2, k, f"s{k}"] for k in range(1, 1001)]
+    writer.send_lines(lines)
+    answers = [writer.read_answer() for _ in lines]
+    assert answers == [["0", "1"]] * len(lines)
+    assert sql.value("SELECT COUNT(*) FROM test.sink") == "1000"
+    assert sql.value("SELECT SUM(k) FROM test.sink") == str(1000 * 1001 // 2)
+
+
+def test_pipeline_split_at_every_byte_boundary_still_parses(reader, pipe):
+    data = hs.encode_line(hs.open_request(1, "pipe", ["v"])) + b"1\t=\t1\t7\n" * 3
+    for i in range(len(data)):
+        reader.send_raw(data[i:i + 1])
+    answers = [reader.read_answer() for _ in range(4)]
+    assert answers == [["0", "1"]] + [["0", "1", "v7"]] * 3
+
+
+def test_500_concurrent_connections_each_get_their_own_answer(target, pipe):
+    count = 500
+    barrier = threading.Barrier(count, timeout=120)
+
+    def one(k):
+        with hs.Connection(target.port) as conn:
+            barrier.wait()      # all connections are open before anyone asks
+            conn.send_lines([hs.open_request(1, "pipe", ["k", "v"]), [1, "=", 1, k]])
+            return conn.read_answer(), conn.read_answer()
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        results = list(pool.map(one, range(1, count + 1)))
+    for k, (opened, found) in enumerate(results, start=1):
+        assert opened == ["0", "1"]
+        assert found == ["0", "2", str(k), f"v{k}"]
