@@ -88,7 +88,7 @@ install_packages() {
     apt-cache show "$p=$v" >/dev/null 2>&1 && pkgs+=("$p=$v")
   done
   local tools=(cmake g++ make pkg-config libgtest-dev libgmock-dev libedit-dev netcat-openbsd
-               python3 python3-pytest python3-pymysql procps xz-utils memcached tmux)
+               python3 python3-pytest python3-pymysql procps xz-utils memcached tmux gnuplot-nox)
   local missing=()
   for p in "${pkgs[@]}"; do
     [ "$(dpkg-query -W -f='${Status} ${Version}' "${p%%=*}" 2>/dev/null)" = "install ok installed $v" ] \

@@ -50,7 +50,9 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       options_(options),
       stats_(info.stats),
       thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker", !info.read_only),
-      tables_(thread_.thd(), !info.read_only) {}
+      tables_(thread_.thd(), !info.read_only) {
+  if (thread_.ok()) ApplyLockWaitTimeout(NowMs());
+}
 
 EngineExecutor::~EngineExecutor() { tables_.CloseAll(); }
 
@@ -58,9 +60,24 @@ std::unique_ptr<Session> EngineExecutor::NewSession() { return std::make_unique<
 
 bool EngineExecutor::ShouldStop() { return thread_.ShutdownRequested(); }
 
+// A worker serves many connections: a request waiting for a row lock stalls them
+// all, so rowsocket's threads wait at most rowsocket_lock_wait_timeout, then answer
+// the request with the storage engine's lock wait timeout error.
+// While the server is still starting (plugins load before InnoDB's variables can be
+// looked up) setting it fails; it is retried once a second until it holds.
+void EngineExecutor::ApplyLockWaitTimeout(uint64_t now_ms) {
+  const uint32_t seconds = options_.tunables->lock_wait_timeout.load(std::memory_order_relaxed);
+  if (seconds == applied_lock_wait_timeout_) return;
+  if (now_ms - last_lock_wait_attempt_ms_ < 1000) return;
+  last_lock_wait_attempt_ms_ = now_ms;
+  if (thread_.SetSessionVariable("innodb_lock_wait_timeout", seconds))
+    applied_lock_wait_timeout_ = seconds;
+}
+
 void EngineExecutor::Tick() {
   tables_.ReleaseContended();
   uint64_t now = NowMs();
+  ApplyLockWaitTimeout(now);
   if (now - last_idle_sweep_ms_ >= 1000) {
     tables_.CloseIdle(now, options_.idle_table_close_ms);
     last_idle_sweep_ms_ = now;

@@ -64,6 +64,7 @@ class EngineExecutor : public Executor {
   void CountRequest(const Request& r);
   void CountAnswer(char code);
   void CountEngineError(int error);
+  void ApplyLockWaitTimeout(uint64_t now_ms);
 
   void Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
   void Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
@@ -80,6 +81,8 @@ class EngineExecutor : public Executor {
   std::vector<std::unique_ptr<OpenIndex>> retired_;  // replaced during this batch
   uint64_t batch_number_ = 0;
   uint64_t last_idle_sweep_ms_ = 0;
+  uint32_t applied_lock_wait_timeout_ = 0;  // 0: not applied yet
+  uint64_t last_lock_wait_attempt_ms_ = 0;
   String scratch_;
 };
 

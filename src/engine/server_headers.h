@@ -20,3 +20,6 @@
 #include "unireg.h"
 #include "log.h"
 #include "sql_cache.h"
+#include "item.h"
+#include "set_var.h"
+#include "sql_plugin.h"

@@ -62,6 +62,28 @@ void ServerThread::EndBatch() {
   thd_->proc_info = description_;
 }
 
+bool ServerThread::SetSessionVariable(const char* name, unsigned long long value) {
+  THD* thd = thd_;
+  bool ok = false;
+  if (sys_var* var = find_sys_var(thd, name, strlen(name), false)) {
+    Item* item = new (thd->mem_root) Item_uint(thd, value);
+    set_var assignment(thd, OPT_SESSION, var, &null_clex_str, item);
+    List<set_var_base> list;
+    list.push_back(&assignment, thd->mem_root);
+    ok = sql_set_variables(thd, &list, false) == 0;
+  }
+  // find_sys_var() locked the variable's plugin for the "statement".
+  plugin_unlock_list(thd, reinterpret_cast<plugin_ref*>(thd->lex->plugins.buffer),
+                     thd->lex->plugins.elements);
+  reset_dynamic(&thd->lex->plugins);
+  if (!ok) {
+    Log(LogLevel::kDebug, "cannot set %s=%llu for rowsocket's threads: %s", name, value,
+        thd->is_error() ? thd->get_stmt_da()->message() : "no such variable");
+  }
+  EndBatch();
+  return ok;
+}
+
 bool ServerThread::ShutdownRequested() {
   killed_state k = thd_->killed;
   if (k == NOT_KILLED) return false;

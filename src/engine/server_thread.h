@@ -26,6 +26,11 @@ class ServerThread {
   // Frees what the batch allocated on the THD and clears its diagnostics.
   void EndBatch();
 
+  // Sets a session variable of this thread's THD, e.g. the storage engine's row
+  // lock wait limit. Returns false (and logs) if the variable does not exist or
+  // the value is refused.
+  bool SetSessionVariable(const char* name, unsigned long long value);
+
   // True once the server is shutting down. A KILL from an administrator that is
   // not a shutdown is logged and cleared: workers live as long as the plugin.
   bool ShutdownRequested();

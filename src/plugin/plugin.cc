@@ -40,6 +40,7 @@ uint opt_max_line_length = 1 << 20;
 uint opt_max_open_indexes = 1024;
 uint opt_max_connections = 10000;
 uint opt_idle_table_close = 60;
+uint opt_lock_wait_timeout = 5;
 
 ServerTunables g_tunables;
 std::unique_ptr<ExecutorFactory> g_factory;
@@ -126,6 +127,14 @@ MYSQL_SYSVAR_UINT(idle_table_close, opt_idle_table_close, PLUGIN_VAR_RQCMDARG | 
                   "Seconds after which a worker closes a table it has not used, releasing its "
                   "metadata lock", nullptr, nullptr, 60, 1, 86400, 0);
 
+MYSQL_SYSVAR_UINT(lock_wait_timeout, opt_lock_wait_timeout, PLUGIN_VAR_RQCMDARG,
+                  "Seconds a rowsocket request waits for a row lock (innodb_lock_wait_timeout "
+                  "of rowsocket's threads) before it answers the lock wait timeout error; a "
+                  "worker serves many connections, so keep it short",
+                  nullptr,
+                  (UpdateTunable<&opt_lock_wait_timeout, &ServerTunables::lock_wait_timeout>), 5,
+                  1, 3600, 0);
+
 struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(address), MYSQL_SYSVAR(port), MYSQL_SYSVAR(port_wr), MYSQL_SYSVAR(threads),
     MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
@@ -133,7 +142,7 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(plain_secret), MYSQL_SYSVAR(plain_secret_wr),
     MYSQL_SYSVAR(allowed_system_schemas), MYSQL_SYSVAR(verbose), MYSQL_SYSVAR(max_line_length),
     MYSQL_SYSVAR(max_open_indexes), MYSQL_SYSVAR(max_connections),
-    MYSQL_SYSVAR(idle_table_close), nullptr};
+    MYSQL_SYSVAR(idle_table_close), MYSQL_SYSVAR(lock_wait_timeout), nullptr};
 
 // --- Status variables: SHOW GLOBAL STATUS LIKE 'rowsocket%' ------------------
 
@@ -203,6 +212,7 @@ int PluginInit(void*) {
   g_tunables.max_open_indexes.store(opt_max_open_indexes);
   g_tunables.max_connections.store(opt_max_connections);
   g_tunables.verbose.store(opt_verbose);
+  g_tunables.lock_wait_timeout.store(opt_lock_wait_timeout);
 
   EngineOptions engine;
   engine.tunables = &g_tunables;

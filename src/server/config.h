@@ -17,6 +17,7 @@ struct ServerTunables {
   std::atomic<uint32_t> max_open_indexes{1024};      // index ids per connection
   std::atomic<uint32_t> max_connections{10000};      // per listener
   std::atomic<uint32_t> verbose{1};                  // 0 quiet .. 3 chatty
+  std::atomic<uint32_t> lock_wait_timeout{5};        // seconds a request waits for a row lock
 };
 
 struct ListenerConfig {

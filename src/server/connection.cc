@@ -17,6 +17,8 @@ namespace {
 // large answers does not pin memory on an idle connection.
 constexpr size_t kKeepOutputCapacity = 64 * 1024;
 constexpr size_t kKeepInputCapacity = 64 * 1024;
+// Parsed-request slots an idle connection keeps (see Trim).
+constexpr size_t kKeepRequests = 64;
 
 bool IsWrite(const Request& r) {
   return r.type == RequestType::kInsert ||
@@ -100,6 +102,15 @@ void Connection::ParseOne(char* line, size_t size, Request* r) {
     return;
   }
   if (listener_->read_only() && IsWrite(*r)) MakeError(r, Status::BadRequest("readonly"));
+}
+
+void Connection::Trim() {
+  if (requests_.size() > kKeepRequests) {
+    requests_.resize(kKeepRequests);
+    requests_.shrink_to_fit();
+  }
+  if (in_.empty()) std::string().swap(in_);
+  if (!HasOutput()) std::string().swap(out_);
 }
 
 void Connection::CompactInput() {

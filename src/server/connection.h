@@ -40,6 +40,9 @@ class Connection {
 
   // Drops the input consumed by the last ParseLines (call after answering).
   void CompactInput();
+  // Gives back buffer memory; for connections that have gone quiet, so that
+  // thousands of idle connections cost little.
+  void Trim();
 
   std::string* output() { return &out_; }
   bool HasOutput() const { return out_sent_ < out_.size(); }

@@ -149,7 +149,7 @@ void Worker::Loop(Executor* executor) {
     executor->Tick();
     uint64_t now = NowMs();
     if (now - last_sweep_ms_ >= 1000) {
-      CloseIdleConnections(now);
+      SweepConnections(now);
       last_sweep_ms_ = now;
     }
   }
@@ -256,12 +256,15 @@ void Worker::WatchOutput(Connection* c, bool on) {
   c->watching_output = on;
 }
 
-void Worker::CloseIdleConnections(uint64_t now_ms) {
+// Once a second: trims the buffers of connections that went quiet and closes
+// those idle longer than rowsocket_timeout.
+void Worker::SweepConnections(uint64_t now_ms) {
   uint64_t timeout_ms = uint64_t{tunables_->timeout_seconds.load()} * 1000;
-  if (timeout_ms == 0) return;
   for (size_t i = connections_.size(); i-- > 0;) {
     Connection* c = connections_[i].get();
-    if (now_ms - c->last_active_ms > timeout_ms && !c->HasOutput()) {
+    const uint64_t idle_ms = now_ms - c->last_active_ms;
+    if (idle_ms >= 1000 && idle_ms < 2000) c->Trim();  // quiet for about a second
+    if (timeout_ms != 0 && idle_ms > timeout_ms && !c->HasOutput()) {
       stats_.connections_timed_out.Add();
       CloseConnection(c);
     }

@@ -52,7 +52,7 @@ class Worker {
   void CloseConnection(Connection* c);
   void ServeTurn(Executor* executor, Connection** ready, size_t count);
   void WatchOutput(Connection* c, bool on);
-  void CloseIdleConnections(uint64_t now_ms);
+  void SweepConnections(uint64_t now_ms);
 
   WorkerStats stats_;
   const WorkerInfo info_;

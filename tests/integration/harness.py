@@ -148,6 +148,7 @@ class MariaDB:
         cmd = [
             MARIADBD, "--no-defaults",
             f"--datadir={self.datadir}",
+            f"--tmpdir={self.tmpdir}",
             f"--socket={self.socket_path}",
             f"--port={self.sql_port}",
             "--bind-address=127.0.0.1",
@@ -239,9 +240,17 @@ class MariaDB:
 
     # -- steps ---------------------------------------------------------------
 
+    @property
+    def tmpdir(self):
+        """Private temporary dir: servers started in parallel must not share /tmp
+        (mariadb-install-db removes its temporary tables by name)."""
+        path = os.path.join(self.base, "tmp")
+        os.makedirs(path, exist_ok=True)
+        return path
+
     def _install_datadir(self):
         result = subprocess.run(
-            [INSTALL_DB, "--no-defaults", f"--datadir={self.datadir}",
+            [INSTALL_DB, "--no-defaults", f"--datadir={self.datadir}", f"--tmpdir={self.tmpdir}",
              "--auth-root-authentication-method=normal", "--user=root",
              "--skip-test-db"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

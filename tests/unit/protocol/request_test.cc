@@ -95,12 +95,13 @@ TEST_F(RequestTest, open_index_with_wrong_token_count_is_syntax) {
   EXPECT_EQ(ErrorOf({"P", "1", "db", "t", "idx", "a", "b", "extra"}), "syntax");
 }
 
-TEST_F(RequestTest, open_index_with_bad_id_is_syntax) {
-  EXPECT_EQ(ErrorOf({"P", "x", "db", "t", "idx", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"P", "", "db", "t", "idx", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"P", "-1", "db", "t", "idx", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"P", "2147483648", "db", "t", "idx", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"P", "99999999999999999999", "db", "t", "idx", "a"}), "syntax");
+TEST_F(RequestTest, open_index_with_bad_id_is_stmtnum) {
+  EXPECT_EQ(ErrorOf({"P", "x", "db", "t", "idx", "a"}), "stmtnum");
+  EXPECT_EQ(ErrorOf({"P", "", "db", "t", "idx", "a"}), "stmtnum");
+  EXPECT_EQ(ErrorOf({"P", "-1", "db", "t", "idx", "a"}), "stmtnum");
+  EXPECT_EQ(ErrorOf({"P", "2147483648", "db", "t", "idx", "a"}), "stmtnum");
+  EXPECT_EQ(ErrorOf({"P", "4294967296", "db", "t", "idx", "a"}), "stmtnum");
+  EXPECT_EQ(ErrorOf({"P", "99999999999999999999", "db", "t", "idx", "a"}), "stmtnum");
 }
 
 TEST_F(RequestTest, open_index_accepts_largest_id) {
@@ -118,10 +119,41 @@ TEST_F(RequestTest, auth_reads_type_and_decoded_key) {
   EXPECT_EQ(r.auth_key, std::string("se") + '\0' + "cret");
 }
 
-TEST_F(RequestTest, auth_with_other_than_three_tokens_is_syntax) {
-  EXPECT_EQ(ErrorOf({"A"}), "syntax");
-  EXPECT_EQ(ErrorOf({"A", "1"}), "syntax");
-  EXPECT_EQ(ErrorOf({"A", "1", "key", "extra"}), "syntax");
+TEST_F(RequestTest, auth_without_type_is_unauthorized_authtype) {
+  const Request& r = Parse({"A"});
+  EXPECT_EQ(r.type, RequestType::kInvalid);
+  EXPECT_EQ(r.error.code(), Status::kUnauthorized);
+  EXPECT_EQ(r.error.message(), "authtype");
+}
+
+TEST_F(RequestTest, auth_without_key_parses_with_empty_key) {
+  const Request& r = Parse({"A", "1"});
+  ASSERT_EQ(r.type, RequestType::kAuth);
+  EXPECT_TRUE(r.error.ok());
+  EXPECT_EQ(r.auth_type, "1");
+  EXPECT_EQ(r.auth_key, "");
+}
+
+TEST_F(RequestTest, auth_with_trailing_tab_parses_with_empty_key) {
+  const Request& r = Parse("A\t1\t");
+  ASSERT_EQ(r.type, RequestType::kAuth);
+  EXPECT_EQ(r.auth_type, "1");
+  EXPECT_EQ(r.auth_key, "");
+}
+
+TEST_F(RequestTest, auth_with_empty_type_parses_and_leaves_the_type_check_to_the_server) {
+  const Request& r = Parse({"A", "", "key"});
+  ASSERT_EQ(r.type, RequestType::kAuth);
+  EXPECT_EQ(r.auth_type, "");
+  EXPECT_EQ(r.auth_key, "key");
+}
+
+TEST_F(RequestTest, auth_ignores_tokens_after_the_key) {
+  const Request& r = Parse({"A", "1", "key", "extra", "more"});
+  ASSERT_EQ(r.type, RequestType::kAuth);
+  EXPECT_TRUE(r.error.ok());
+  EXPECT_EQ(r.auth_type, "1");
+  EXPECT_EQ(r.auth_key, "key");
 }
 
 // --- first token ------------------------------------------------------------------
@@ -140,9 +172,19 @@ TEST_F(RequestTest, empty_line_is_cmd) {
   EXPECT_EQ(ErrorOf({"", "=", "1", "a"}), "cmd");
 }
 
-TEST_F(RequestTest, index_id_beyond_max_is_syntax) {
-  EXPECT_EQ(ErrorOf({"2147483648", "=", "1", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"99999999999999999999", "=", "1", "a"}), "syntax");
+TEST_F(RequestTest, index_id_beyond_max_is_stmtnum) {
+  EXPECT_EQ(ErrorOf({"2147483648", "=", "1", "a"}), "stmtnum");
+  EXPECT_EQ(ErrorOf({"4294967295", "=", "1", "a"}), "stmtnum");
+  EXPECT_EQ(ErrorOf({"4294967296", "=", "1", "a"}), "stmtnum");
+  EXPECT_EQ(ErrorOf({"99999999999999999999", "=", "1", "a"}), "stmtnum");
+  EXPECT_EQ(ErrorOf({"2147483648", "+", "1", "a"}), "stmtnum");
+  EXPECT_EQ(ErrorOf({"2147483648"}), "stmtnum");  // checked before the op
+}
+
+TEST_F(RequestTest, find_accepts_largest_index_id) {
+  const Request& r = Parse({"2147483647", "=", "1", "a"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.index_id, kMaxIndexIdValue);
 }
 
 // --- insert -----------------------------------------------------------------------
@@ -154,10 +196,10 @@ TEST_F(RequestTest, insert_puts_values_in_key) {
   EXPECT_EQ(Strings(r.key), (Strs{"1", "", "<null>"}));
 }
 
-TEST_F(RequestTest, insert_with_zero_values_parses) {
-  const Request& r = Parse({"3", "+", "0"});
-  ASSERT_EQ(r.type, RequestType::kInsert);
-  EXPECT_TRUE(r.key.empty());
+TEST_F(RequestTest, insert_with_zero_values_is_klen) {
+  EXPECT_EQ(ErrorOf({"3", "+", "0"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "0", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "000"}), "klen");
 }
 
 TEST_F(RequestTest, insert_with_trailing_tab_has_empty_last_value) {
@@ -166,19 +208,21 @@ TEST_F(RequestTest, insert_with_trailing_tab_has_empty_last_value) {
   EXPECT_EQ(Strings(r.key), (Strs{"x", ""}));
 }
 
-TEST_F(RequestTest, insert_with_value_count_mismatch_is_syntax) {
-  EXPECT_EQ(ErrorOf({"1", "+", "2", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "+", "1", "a", "b"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "+", "0", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "+", "4294967295", "a"}), "syntax");
+TEST_F(RequestTest, insert_with_value_count_mismatch_is_klen) {
+  EXPECT_EQ(ErrorOf({"1", "+", "2", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "1"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "1", "a", "b"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "4294967295", "a"}), "klen");
 }
 
-TEST_F(RequestTest, insert_with_bad_count_is_syntax) {
-  EXPECT_EQ(ErrorOf({"1", "+"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "+", "x", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "+", "", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "+", "+1", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "+", "4294967296", "a"}), "syntax");
+TEST_F(RequestTest, insert_with_missing_or_non_numeric_count_is_klen) {
+  EXPECT_EQ(ErrorOf({"1", "+"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "x", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "+1", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "-1", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "1x", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "4294967296", "a"}), "klen");
 }
 
 // --- find: operators, key, limit, offset -------------------------------------------
@@ -202,8 +246,9 @@ TEST_F(RequestTest, find_with_unknown_operator_is_op) {
   EXPECT_EQ(ErrorOf({"1", "~"}), "op");
 }
 
-TEST_F(RequestTest, find_without_operator_is_syntax) {
-  EXPECT_EQ(ErrorOf({"1"}), "syntax");
+TEST_F(RequestTest, find_without_operator_is_op) {
+  EXPECT_EQ(ErrorOf({"1"}), "op");
+  EXPECT_EQ(ErrorOf({"1", ""}), "op");  // trailing TAB: an empty op
 }
 
 TEST_F(RequestTest, find_without_limit_uses_limit_one_offset_zero) {
@@ -240,20 +285,31 @@ TEST_F(RequestTest, find_with_limit_but_no_decimal_offset_is_syntax) {
   EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10", ""}), "syntax");
 }
 
-TEST_F(RequestTest, find_with_huge_numbers_is_syntax) {
-  EXPECT_EQ(ErrorOf({"1", "=", "4294967296", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "=", "4294967295", "a"}), "syntax");  // too few values
+TEST_F(RequestTest, find_with_huge_key_count_is_klen) {
+  EXPECT_EQ(ErrorOf({"1", "=", "4294967296", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "=", "99999999999999999999", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "=", "4294967295", "a"}), "klen");  // too few values
+}
+
+TEST_F(RequestTest, find_with_huge_limit_offset_or_filter_column_is_syntax) {
   EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "4294967296", "0"}), "syntax");
   EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "1", "4294967296"}), "syntax");
   EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "1", "0", "F", "=", "4294967296", "x"}), "syntax");
 }
 
-TEST_F(RequestTest, find_with_bad_key_count_is_syntax) {
-  EXPECT_EQ(ErrorOf({"1", "="}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "=", "0"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "=", "x", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "=", "", "a"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "=", "3", "a", "b"}), "syntax");
+TEST_F(RequestTest, find_with_missing_zero_or_non_numeric_key_count_is_klen) {
+  EXPECT_EQ(ErrorOf({"1", "="}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "=", "0"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "=", "0", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "=", "x", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "=", "", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "=", "-1", "a"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "=", "1x", "a"}), "klen");
+}
+
+TEST_F(RequestTest, find_with_fewer_key_values_than_count_is_klen) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "=", "3", "a", "b"}), "klen");
 }
 
 TEST_F(RequestTest, find_keeps_empty_and_null_key_values_apart) {
@@ -270,9 +326,10 @@ TEST_F(RequestTest, find_with_trailing_tab_reads_empty_last_key_value) {
   EXPECT_EQ(Strings(r.key), (Strs{"a", ""}));
 }
 
-TEST_F(RequestTest, find_with_trailing_tab_after_all_values_is_filtertype) {
-  // The trailing empty token is one more token, in filter position.
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", ""}), "filtertype");
+TEST_F(RequestTest, find_with_trailing_tab_after_all_values_is_modop) {
+  // The trailing empty token is one more token, in filter position, and does not
+  // start with F or W.
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", ""}), "modop");
 }
 
 TEST_F(RequestTest, find_decodes_values_in_place_in_the_line) {
@@ -308,15 +365,29 @@ TEST_F(RequestTest, find_with_fewer_in_values_than_count_is_invalueslen) {
   EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "4294967295"}), "invalueslen");
 }
 
-TEST_F(RequestTest, find_with_more_in_values_than_count_is_filtertype) {
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "1", "x", "y"}), "filtertype");
+TEST_F(RequestTest, find_with_more_in_values_than_count_is_modop) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "1", "x", "y"}), "modop");
 }
 
-TEST_F(RequestTest, find_with_bad_in_header_is_syntax) {
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "x", "1", "v"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "x", "v"}), "syntax");
+TEST_F(RequestTest, find_with_second_in_clause_is_modop) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "1", "x", "@", "0", "1", "y"}), "modop");
+}
+
+TEST_F(RequestTest, find_with_bad_in_header_is_invalueslen) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@"}), "invalueslen");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0"}), "invalueslen");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "x", "1", "v"}), "invalueslen");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "", "1", "v"}), "invalueslen");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "x", "v"}), "invalueslen");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "-1", "v"}), "invalueslen");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "4294967296", "v"}), "invalueslen");
+}
+
+TEST_F(RequestTest, find_with_in_count_zero_is_invalueslen) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "0"}), "invalueslen");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "0", "v"}), "invalueslen");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "1", "0", "@", "0", "0", "F", "=", "0", "v"}),
+            "invalueslen");
 }
 
 // --- find: filters ------------------------------------------------------------------
@@ -360,12 +431,24 @@ TEST_F(RequestTest, find_with_filter_after_in_reads_both) {
   EXPECT_EQ(r.filters[0].kind, FilterKind::kStop);
 }
 
-TEST_F(RequestTest, find_with_unknown_filter_type_is_filtertype) {
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "X", "=", "0", "v"}), "filtertype");
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "f", "=", "0", "v"}), "filtertype");
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "FW", "=", "0", "v"}), "filtertype");
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "?"}), "filtertype");
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "=", "0", "v", "Z"}), "filtertype");
+TEST_F(RequestTest, unknown_token_starting_with_f_or_w_in_filter_position_is_filtertype) {
+  for (std::string_view type : {"FW", "FX", "FF", "WW", "WF", "F?", "W1", "Filter"}) {
+    EXPECT_EQ(ErrorOf({"1", "=", "1", "a", type, "=", "0", "v"}), "filtertype") << type;
+    EXPECT_EQ(ErrorOf({"1", "=", "1", "a", type}), "filtertype") << type;
+  }
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "=", "0", "v", "FX"}), "filtertype");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10", "0", "FX", "=", "0", "v"}), "filtertype");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "@", "0", "1", "x", "WW", "=", "0", "v"}),
+            "filtertype");
+}
+
+TEST_F(RequestTest, other_unknown_token_in_filter_position_is_modop) {
+  for (std::string_view token : {"X", "Z", "f", "w", "u", "d", "?", "extra", "=", "\x01"}) {
+    EXPECT_EQ(ErrorOf({"1", "=", "1", "a", token, "=", "0", "v"}), "modop") << token;
+  }
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", kNull}), "modop");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "=", "0", "v", "Z"}), "modop");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "1", "0", "extra"}), "modop");
 }
 
 TEST_F(RequestTest, find_with_unknown_filter_operator_is_op) {
@@ -443,9 +526,8 @@ TEST_F(RequestTest, modify_after_limit_in_and_filters_reads_every_part) {
 }
 
 TEST_F(RequestTest, token_that_starts_like_a_modify_op_but_is_none_is_modop) {
-  for (std::string_view mop : {"U!", "D??", "+x", "-1", "Ux", "??"}) {
-    const std::string expected = mop[0] == '?' ? "filtertype" : "modop";
-    EXPECT_EQ(ErrorOf({"1", "=", "1", "a", mop, "1"}), expected) << mop;
+  for (std::string_view mop : {"U!", "D??", "+x", "-1", "Ux", "UU", "D?x", "??"}) {
+    EXPECT_EQ(ErrorOf({"1", "=", "1", "a", mop, "1"}), "modop") << mop;
   }
   EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "=", "0", "v", "Dx"}), "modop");
 }

@@ -1,0 +1,215 @@
+"""The servers bench/compare measures, started privately and filled with the same rows.
+
+One mariadbd (own datadir in a temp dir, random free ports) carries BOTH
+HandlerSocket-speaking plugins over the same tables and buffer pool: ours
+(rowsocket.so) and Debian's original (handlersocket.so). Next to it runs a private
+memcached holding the same rows. `Stack` starts both, loads the data model that
+rowsocket-bench expects (bench/src/options.h), warms the caches and stops everything
+again. It reuses tests/integration/harness.py for mariadbd, so the benchmark and the
+tests start servers the same way.
+
+Data model: test.user (the published table: user_id INT UNSIGNED PRIMARY KEY,
+user_name, user_email, created) with rows 1..N; test.user_si, the same rows with a
+non-unique index on user_name (four rows per name); memcached keys "u<id>" (the row's
+values joined by TAB) and "n<group>" (the rows of one name joined by LF).
+"""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+
+from harness import MariaDB, free_ports, original_plugin, rowsocket_plugin  # noqa: E402
+
+ROWS_PER_NAME = 4
+CREATED = "2010-02-03 11:22:33"
+USER_COLUMNS = """user_id INT UNSIGNED PRIMARY KEY, user_name VARCHAR(50),
+    user_email VARCHAR(255), created DATETIME"""
+MEMCACHED = shutil.which("memcached") or "/usr/bin/memcached"
+
+
+def user_row(i, stamp=0):
+    email = f"user{i}.{stamp}@example.com" if stamp else f"user{i}@example.com"
+    return f"{i}\tuser{(i - 1) // ROWS_PER_NAME}\t{email}\t{CREATED}"
+
+
+def process_cpu(pid):
+    """utime+stime of a process in seconds (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+class Memcached:
+    """A private memcached on a free port of 127.0.0.1."""
+
+    def __init__(self, memory_mb=1024, threads=4):
+        self.memory_mb = memory_mb
+        self.threads = threads
+        self.proc = None
+        self.port = None
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def start(self):
+        self.port = free_ports(1)[0]
+        cmd = [MEMCACHED, "-l", "127.0.0.1", "-p", str(self.port), "-U", "0",
+               "-m", str(self.memory_mb), "-c", "8192", "-t", str(self.threads)]
+        if os.geteuid() == 0:
+            cmd += ["-u", "root"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return self
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("memcached did not start: "
+                                       + self.proc.stderr.read().decode(errors="replace"))
+                time.sleep(0.05)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def set_many(self, items, chunk=20000):
+        """Stores (key, value) pairs, pipelined with noreply, then checks the server."""
+        with socket.create_connection(("127.0.0.1", self.port)) as s:
+            batch = []
+            for key, value in items:
+                data = value.encode()
+                batch.append(b"set %s 0 0 %d noreply\r\n%s\r\n" % (key.encode(), len(data), data))
+                if len(batch) >= chunk:
+                    s.sendall(b"".join(batch))
+                    batch = []
+            s.sendall(b"".join(batch) + b"version\r\n")
+            reply = b""
+            while not reply.endswith(b"\r\n"):
+                part = s.recv(4096)
+                if not part:
+                    break
+                reply += part
+            if not reply.startswith(b"VERSION"):
+                raise RuntimeError(f"memcached load failed: {reply[:200]!r}")
+
+
+class Stack:
+    """mariadbd with rowsocket and the original plugin, plus memcached."""
+
+    def __init__(self, plugin_path, buffer_pool_mb, memcached_mb=1024, server_options=()):
+        os.environ["ROWSOCKET_PLUGIN"] = plugin_path
+        self.rowsocket = rowsocket_plugin()
+        self.original = original_plugin()
+        self.mariadb = MariaDB(
+            [self.rowsocket, self.original],
+            extra_args=[f"--innodb-buffer-pool-size={buffer_pool_mb}M",
+                        "--max-connections=2000",
+                        "--innodb-log-file-size=512M", *server_options])
+        self.memcached = Memcached(memcached_mb)
+
+    def start(self):
+        self.mariadb.start()
+        self.memcached.start()
+        return self
+
+    def stop(self):
+        try:
+            self.memcached.stop()
+        finally:
+            self.mariadb.stop(check=False)
+
+    @property
+    def mariadb_pid(self):
+        return self.mariadb.proc.pid
+
+    def execute(self, *statements):
+        conn = self.mariadb.sql()
+        try:
+            with conn.cursor() as cur:
+                for st in statements:
+                    cur.execute(st)
+                    result = cur.fetchall()
+            return result
+        finally:
+            conn.close()
+
+    # -- data ------------------------------------------------------------------
+
+    def load(self, rows, log=print):
+        """Creates and fills test.user and test.user_si with rows 1..rows, and memcached."""
+        t = time.monotonic()
+        self.execute("CREATE DATABASE IF NOT EXISTS test",
+                     "DROP TABLE IF EXISTS test.user, test.user_si",
+                     f"CREATE TABLE test.user ({USER_COLUMNS}) ENGINE=InnoDB",
+                     f"CREATE TABLE test.user_si ({USER_COLUMNS}, KEY user_name (user_name)) "
+                     "ENGINE=InnoDB")
+        step = 200000
+        for first in range(1, rows + 1, step):
+            last = min(rows, first + step - 1)
+            self.insert_rows("user", first, last)
+        self.execute("INSERT INTO test.user_si SELECT * FROM test.user")
+        log(f"loaded {rows} rows into test.user and test.user_si in {time.monotonic() - t:.1f}s")
+        t = time.monotonic()
+        self.memcached.set_many((f"u{i}", user_row(i)) for i in range(1, rows + 1))
+        groups = (rows + ROWS_PER_NAME - 1) // ROWS_PER_NAME
+        self.memcached.set_many(
+            (f"n{g}", "\n".join(user_row(i) for i in
+                                range(g * ROWS_PER_NAME + 1,
+                                      min(rows, (g + 1) * ROWS_PER_NAME) + 1)))
+            for g in range(groups))
+        log(f"loaded {rows} rows and {groups} names into memcached in "
+            f"{time.monotonic() - t:.1f}s")
+
+    def insert_rows(self, table, first, last):
+        self.execute(
+            f"INSERT INTO test.{table} SELECT seq, CONCAT('user', (seq - 1) DIV {ROWS_PER_NAME}), "
+            f"CONCAT('user', seq, '@example.com'), '{CREATED}' FROM test.seq_{first}_to_{last}")
+
+    def delete_above(self, rows):
+        """Removes rows an insert run left behind (keys above the loaded ones)."""
+        self.execute(f"DELETE FROM test.user WHERE user_id > {rows}")
+
+    def warm(self, log=print):
+        """Reads every page of both tables and of the secondary index once."""
+        t = time.monotonic()
+        self.execute("SELECT COUNT(*), SUM(LENGTH(user_email)) FROM test.user",
+                     "SELECT COUNT(*), SUM(LENGTH(user_email)) FROM test.user_si",
+                     "SELECT COUNT(*) FROM test.user_si FORCE INDEX (user_name) "
+                     "WHERE user_name >= ''")
+        log(f"warmed the buffer pool in {time.monotonic() - t:.1f}s")
+
+    def settle(self, quiet_pct=5.0, interval=0.2, limit=20.0):
+        """Waits until mariadbd and memcached together use less than `quiet_pct` of a
+        core (InnoDB purges after write runs); returns the seconds waited."""
+        pids = [self.mariadb_pid, self.memcached.pid]
+        start = time.monotonic()
+        last = sum(process_cpu(p) for p in pids)
+        while time.monotonic() - start < limit:
+            time.sleep(interval)
+            now = sum(process_cpu(p) for p in pids)
+            if (now - last) / interval * 100 < quiet_pct:
+                break
+            last = now
+        return time.monotonic() - start
+
+    def versions(self):
+        version = self.execute("SELECT VERSION()")[0][0]
+        mc = subprocess.run([MEMCACHED, "-V"], capture_output=True, text=True).stdout.strip()
+        return {"mariadb": version, "memcached": mc}
