@@ -26,4 +26,13 @@ std::unique_ptr<ExecutorFactory> NewEngineExecutorFactory(const EngineOptions& o
 // Routes the server layer's log messages to MariaDB's error log.
 void LogToServerErrorLog();
 
+class Server;
+// The server whose connections and statistics the information_schema tables show
+// (null while none runs). Thread-safe.
+void ExposeServer(const Server* server);
+// Plugin init functions of information_schema.ROWSOCKET_CONNECTIONS and
+// information_schema.ROWSOCKET_LATENCY.
+int InitConnectionsTable(void* schema_table);
+int InitLatencyTable(void* schema_table);
+
 }  // namespace rowsocket

@@ -87,6 +87,7 @@ Status OpenIndex::ResolveNames() {
 std::unique_ptr<OpenIndex> EngineSession::Set(uint32_t id, std::unique_ptr<OpenIndex> index) {
   if (id >= indexes_.size()) indexes_.resize(id + 1);
   std::swap(indexes_[id], index);
+  if (!index) open_indexes.store(open_indexes.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   return index;
 }
 

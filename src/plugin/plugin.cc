@@ -227,10 +227,12 @@ int PluginInit(void*) {
     g_factory.reset();
     return 1;
   }
+  ExposeServer(g_server.get());
   return 0;
 }
 
 int PluginDeinit(void*) {
+  ExposeServer(nullptr);
   if (g_server) g_server->Stop();
   g_server.reset();
   g_factory.reset();
@@ -239,6 +241,8 @@ int PluginDeinit(void*) {
 }
 
 struct st_mysql_daemon daemon_descriptor = {MYSQL_DAEMON_INTERFACE_VERSION};
+struct st_mysql_information_schema info_schema_descriptor = {
+    MYSQL_INFORMATION_SCHEMA_INTERFACE_VERSION};
 
 }  // namespace
 }  // namespace rowsocket
@@ -255,5 +259,33 @@ maria_declare_plugin(rowsocket){
     0x0001,
     rowsocket::status_variables,
     rowsocket::system_variables,
+    "0.1.0",
+    MariaDB_PLUGIN_MATURITY_EXPERIMENTAL},
+{
+    MYSQL_INFORMATION_SCHEMA_PLUGIN,
+    &rowsocket::info_schema_descriptor,
+    "ROWSOCKET_CONNECTIONS",
+    "rowsocket authors",
+    "rowsocket's client connections: listener, peer, worker, open indexes, traffic, idle time",
+    PLUGIN_LICENSE_GPL,
+    rowsocket::InitConnectionsTable,
+    nullptr,
+    0x0001,
+    nullptr,
+    nullptr,
+    "0.1.0",
+    MariaDB_PLUGIN_MATURITY_EXPERIMENTAL},
+{
+    MYSQL_INFORMATION_SCHEMA_PLUGIN,
+    &rowsocket::info_schema_descriptor,
+    "ROWSOCKET_LATENCY",
+    "rowsocket authors",
+    "rowsocket's request latency histogram, per request kind (microseconds, from read to answer)",
+    PLUGIN_LICENSE_GPL,
+    rowsocket::InitLatencyTable,
+    nullptr,
+    0x0001,
+    nullptr,
+    nullptr,
     "0.1.0",
     MariaDB_PLUGIN_MATURITY_EXPERIMENTAL} maria_declare_plugin_end;

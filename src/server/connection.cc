@@ -25,6 +25,11 @@ bool IsWrite(const Request& r) {
          (r.type == RequestType::kFind && r.modify != ModifyOp::kNone);
 }
 
+// Single-writer increment: no locked read-modify-write on the hot path.
+void Bump(std::atomic<uint64_t>* v, uint64_t n) {
+  v->store(v->load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+}
+
 void MakeError(Request* r, Status status) {
   r->type = RequestType::kInvalid;
   r->error = status;
@@ -40,7 +45,10 @@ bool Connection::ReadOnce(size_t readsize) {
     n = ::recv(fd_, &in_[old], readsize, 0);
   } while (n < 0 && errno == EINTR);
   in_.resize(old + (n > 0 ? static_cast<size_t>(n) : 0));
-  if (n > 0) stats_->bytes_received.Add(static_cast<uint64_t>(n));
+  if (n > 0) {
+    stats_->bytes_received.Add(static_cast<uint64_t>(n));
+    Bump(&bytes_received_, static_cast<uint64_t>(n));
+  }
   if (n == 0) eof_ = true;
   if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
   return true;
@@ -77,7 +85,22 @@ size_t Connection::ParseLines(uint32_t max_line_length) {
     if (requests_.size() <= count) requests_.emplace_back();
     ParseOne(begin, len, &requests_[count++]);
   }
+  parsed_ = count;
+  Bump(&requests_total_, count);
   return count;
+}
+
+void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
+  info->id = id_;
+  info->listener = listener_->name();
+  info->peer = peer_;
+  info->authenticated = authenticated_.load(std::memory_order_relaxed);
+  info->open_indexes = session_->open_indexes.load(std::memory_order_relaxed);
+  info->requests = requests_total_.load(std::memory_order_relaxed);
+  info->bytes_received = bytes_received_.load(std::memory_order_relaxed);
+  info->bytes_sent = bytes_sent_.load(std::memory_order_relaxed);
+  info->connected_ms = now_ms - connected_ms_;
+  info->idle_ms = now_ms - last_active_ms.load(std::memory_order_relaxed);
 }
 
 void Connection::ParseOne(char* line, size_t size, Request* r) {
@@ -133,6 +156,7 @@ bool Connection::Flush() {
     }
     out_sent_ += static_cast<size_t>(n);
     stats_->bytes_sent.Add(static_cast<uint64_t>(n));
+    Bump(&bytes_sent_, static_cast<uint64_t>(n));
   }
   out_.clear();
   out_sent_ = 0;

@@ -6,12 +6,14 @@
 // writes as the socket allows. Used only on its worker's thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "protocol/request.h"
+#include "server/connection_info.h"
 #include "server/executor.h"
 #include "server/stats.h"
 
@@ -21,10 +23,15 @@ class Listener;
 
 class Connection {
  public:
-  Connection(int fd, Listener* listener, std::unique_ptr<Session> session, WorkerStats* stats)
-      : fd_(fd), listener_(listener), session_(std::move(session)), stats_(stats) {}
+  Connection(int fd, uint64_t id, std::string peer, Listener* listener,
+             std::unique_ptr<Session> session, WorkerStats* stats, uint64_t now_ms)
+      : fd_(fd), id_(id), peer_(std::move(peer)), connected_ms_(now_ms), listener_(listener),
+        session_(std::move(session)), stats_(stats) {
+    last_active_ms.store(now_ms, std::memory_order_relaxed);
+  }
 
   int fd() const { return fd_; }
+  uint64_t id() const { return id_; }
   Listener* listener() const { return listener_; }
   Session* session() const { return session_.get(); }
 
@@ -37,6 +44,8 @@ class Connection {
   // authentication. Returns the number of requests parsed.
   size_t ParseLines(uint32_t max_line_length);
   Request* request(size_t i) { return &requests_[i]; }
+  // Requests parsed by the last ParseLines.
+  size_t parsed() const { return parsed_; }
 
   // Drops the input consumed by the last ParseLines (call after answering).
   void CompactInput();
@@ -53,7 +62,11 @@ class Connection {
   // The stream is beyond repair: answer what was parsed, then close.
   bool closing() const { return closing_; }
 
-  uint64_t last_active_ms = 0;  // last time a request arrived
+  // Fills what other threads may see (information_schema); any thread, under the
+  // owning worker's connection lock.
+  void Describe(uint64_t now_ms, ConnectionInfo* info) const;
+
+  std::atomic<uint64_t> last_active_ms{0};  // last time a request arrived
   size_t index = 0;             // position in the worker's connection list
   bool watching_output = false; // EPOLLOUT is registered
 
@@ -62,6 +75,9 @@ class Connection {
   void ParseOne(char* line, size_t size, Request* request);
 
   int fd_;
+  const uint64_t id_;
+  const std::string peer_;
+  const uint64_t connected_ms_;
   Listener* listener_;
   std::unique_ptr<Session> session_;
   WorkerStats* stats_;
@@ -70,7 +86,12 @@ class Connection {
   std::string out_;                // answers; [0, out_sent_) already written
   size_t out_sent_ = 0;
   std::vector<Request> requests_;  // reused across batches
-  bool authenticated_ = false;
+  size_t parsed_ = 0;
+  // Written by the worker only; atomics so that Describe may read them anywhere.
+  std::atomic<uint64_t> requests_total_{0};
+  std::atomic<uint64_t> bytes_received_{0};
+  std::atomic<uint64_t> bytes_sent_{0};
+  std::atomic<bool> authenticated_{false};
   bool eof_ = false;
   bool closing_ = false;
 };

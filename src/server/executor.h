@@ -7,6 +7,7 @@
 // are created, used and destroyed on their worker's thread, before the Executor.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -20,6 +21,9 @@ namespace rowsocket {
 class Session {
  public:
   virtual ~Session() = default;
+  // Index ids bound on this connection; written by the worker, read by
+  // information_schema.ROWSOCKET_CONNECTIONS from any thread.
+  std::atomic<uint32_t> open_indexes{0};
 };
 
 // One request of a batch, and where its answer goes.

@@ -49,6 +49,12 @@ size_t Server::connection_count() const {
   return n;
 }
 
+std::vector<ConnectionInfo> Server::DescribeConnections() const {
+  std::vector<ConnectionInfo> all;
+  for (auto& w : workers_) w->DescribeConnections(&all);
+  return all;
+}
+
 StatsSnapshot Server::CollectStats() const {
   StatsSnapshot s;
   for (auto& w : workers_) {

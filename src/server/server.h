@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "server/config.h"
+#include "server/connection_info.h"
 #include "server/executor.h"
 #include "server/listener.h"
 #include "server/stats.h"
@@ -33,6 +34,8 @@ class Server {
   size_t connection_count() const;
   // Sums every worker's counters (any thread).
   StatsSnapshot CollectStats() const;
+  // Describes every open client connection (any thread).
+  std::vector<ConnectionInfo> DescribeConnections() const;
 
  private:
   bool StartListener(const ListenerConfig& lc, const char* name, std::string* error);

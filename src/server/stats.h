@@ -48,10 +48,31 @@ class Counter {
   X(lock_wait_timeouts, "requests answered with a lock wait timeout")              \
   X(deadlocks, "requests answered with a deadlock error")
 
+// Request latency, as the server sees it: from the read that brought a request in
+// to the write that sent its answer (batching included), per request kind.
+enum class RequestKind : uint8_t { kOpen, kFind, kInsert, kUpdate, kDelete, kAuth, kInvalid };
+constexpr size_t kRequestKinds = 7;
+const char* RequestKindName(RequestKind kind);
+
+// Upper bounds of the latency buckets in microseconds; the last bucket is unbounded.
+constexpr uint64_t kLatencyBoundsUs[] = {10,    20,    50,     100,    200,    500,
+                                         1000,  2000,  5000,   10000,  20000,  50000,
+                                         100000, 200000, 500000, 1000000};
+constexpr size_t kLatencyBuckets = sizeof(kLatencyBoundsUs) / sizeof(kLatencyBoundsUs[0]) + 1;
+size_t LatencyBucket(uint64_t micros);
+
+struct LatencyHistogram {
+  Counter buckets[kRequestKinds][kLatencyBuckets];
+  void Add(RequestKind kind, uint64_t micros, uint64_t n = 1) {
+    buckets[static_cast<size_t>(kind)][LatencyBucket(micros)].Add(n);
+  }
+};
+
 struct WorkerStats {
 #define ROWSOCKET_DECLARE_COUNTER(name, doc) Counter name;
   ROWSOCKET_STATS(ROWSOCKET_DECLARE_COUNTER)
 #undef ROWSOCKET_DECLARE_COUNTER
+  LatencyHistogram latency;
 };
 
 // A plain snapshot of summed counters, for reporting.
@@ -61,11 +82,14 @@ struct StatsSnapshot {
 #undef ROWSOCKET_DECLARE_VALUE
   uint64_t connections_read = 0;   // open now, read listener
   uint64_t connections_write = 0;  // open now, write listener
+  uint64_t latency[kRequestKinds][kLatencyBuckets] = {};
 
   void AddFrom(const WorkerStats& s) {
 #define ROWSOCKET_ADD_VALUE(name, doc) name += s.name.Get();
     ROWSOCKET_STATS(ROWSOCKET_ADD_VALUE)
 #undef ROWSOCKET_ADD_VALUE
+    for (size_t k = 0; k < kRequestKinds; ++k)
+      for (size_t b = 0; b < kLatencyBuckets; ++b) latency[k][b] += s.latency.buckets[k][b].Get();
   }
 };
 

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -37,6 +38,44 @@ WorkerInfo WithStats(WorkerInfo info, WorkerStats* stats) {
 uint64_t NowMs() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+uint64_t NowUs() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::atomic<uint64_t> g_next_connection_id{1};
+
+std::string PeerName(const sockaddr_storage& addr) {
+  char host[INET6_ADDRSTRLEN] = "?";
+  uint16_t port = 0;
+  if (addr.ss_family == AF_INET) {
+    auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
+    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+    port = ntohs(in->sin_port);
+    return std::string(host) + ":" + std::to_string(port);
+  }
+  if (addr.ss_family == AF_INET6) {
+    auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+    port = ntohs(in6->sin6_port);
+    return "[" + std::string(host) + "]:" + std::to_string(port);
+  }
+  return host;
+}
+
+RequestKind KindOf(const Request& r) {
+  switch (r.type) {
+    case RequestType::kOpenIndex: return RequestKind::kOpen;
+    case RequestType::kAuth: return RequestKind::kAuth;
+    case RequestType::kInsert: return RequestKind::kInsert;
+    case RequestType::kInvalid: return RequestKind::kInvalid;
+    case RequestType::kFind:
+      if (r.modify == ModifyOp::kNone) return RequestKind::kFind;
+      return r.modify == ModifyOp::kDelete ? RequestKind::kDelete : RequestKind::kUpdate;
+  }
+  return RequestKind::kInvalid;
 }
 
 }  // namespace
@@ -159,7 +198,8 @@ void Worker::Loop(Executor* executor) {
 // batch, then writes the answers.
 void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   const uint32_t max_line = tunables_->max_line_length.load(std::memory_order_relaxed);
-  const uint64_t now = NowMs();
+  const uint64_t start_us = NowUs();
+  const uint64_t now = start_us / 1000;
   batch_.clear();
   answered_.clear();
   for (size_t i = 0; i < count; ++i) {
@@ -174,14 +214,16 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
       if (c->eof()) CloseConnection(c);
       continue;
     }
-    c->last_active_ms = now;
+    c->last_active_ms.store(now, std::memory_order_relaxed);
     for (size_t k = 0; k < n; ++k) batch_.push_back({c->session(), c->request(k), c->output()});
     answered_.push_back(c);
   }
   if (!batch_.empty()) executor->Execute(batch_.data(), batch_.size());
   for (Connection* c : answered_) {
     c->CompactInput();
-    if (!c->Flush()) {
+    bool flushed = c->Flush();
+    RecordLatency(c, NowUs() - start_us);
+    if (!flushed) {
       CloseConnection(c);
     } else if (c->HasOutput()) {
       WatchOutput(c, true);
@@ -191,9 +233,17 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   }
 }
 
+// Every request of a turn waited from the turn's reads to its connection's write.
+void Worker::RecordLatency(Connection* c, uint64_t micros) {
+  for (size_t i = 0; i < c->parsed(); ++i) stats_.latency.Add(KindOf(*c->request(i)), micros);
+}
+
 void Worker::Accept(Executor* executor) {
   for (;;) {
-    int fd = accept4(listener_->fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof peer;
+    int fd = accept4(listener_->fd(), reinterpret_cast<sockaddr*>(&peer), &peer_len,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK)
@@ -207,17 +257,17 @@ void Worker::Accept(Executor* executor) {
       ::close(fd);
       continue;
     }
-    AddConnection(fd, executor);
+    AddConnection(fd, PeerName(peer), executor);
   }
 }
 
-void Worker::AddConnection(int fd, Executor* executor) {
+void Worker::AddConnection(int fd, std::string peer, Executor* executor) {
   int on = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
   if (config_.sndbuf > 0) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &config_.sndbuf, sizeof(int));
   if (config_.rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &config_.rcvbuf, sizeof(int));
-  auto c = std::make_unique<Connection>(fd, listener_, executor->NewSession(), &stats_);
-  c->last_active_ms = NowMs();
+  auto c = std::make_unique<Connection>(fd, g_next_connection_id.fetch_add(1), std::move(peer),
+                                        listener_, executor->NewSession(), &stats_, NowMs());
   c->index = connections_.size();
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLRDHUP;
@@ -229,6 +279,7 @@ void Worker::AddConnection(int fd, Executor* executor) {
   }
   listener_->connections.fetch_add(1);
   stats_.connections_total.Add();
+  std::lock_guard<std::mutex> lock(connections_mutex_);
   connections_.push_back(std::move(c));
   connection_count_.store(connections_.size(), std::memory_order_relaxed);
 }
@@ -237,6 +288,7 @@ void Worker::CloseConnection(Connection* c) {
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
   ::close(c->fd());
   listener_->connections.fetch_sub(1);
+  std::lock_guard<std::mutex> lock(connections_mutex_);
   size_t i = c->index;
   if (i + 1 != connections_.size()) {
     connections_[i] = std::move(connections_.back());
@@ -262,12 +314,22 @@ void Worker::SweepConnections(uint64_t now_ms) {
   uint64_t timeout_ms = uint64_t{tunables_->timeout_seconds.load()} * 1000;
   for (size_t i = connections_.size(); i-- > 0;) {
     Connection* c = connections_[i].get();
-    const uint64_t idle_ms = now_ms - c->last_active_ms;
+    const uint64_t idle_ms = now_ms - c->last_active_ms.load(std::memory_order_relaxed);
     if (idle_ms >= 1000 && idle_ms < 2000) c->Trim();  // quiet for about a second
     if (timeout_ms != 0 && idle_ms > timeout_ms && !c->HasOutput()) {
       stats_.connections_timed_out.Add();
       CloseConnection(c);
     }
+  }
+}
+
+void Worker::DescribeConnections(std::vector<ConnectionInfo>* out) const {
+  const uint64_t now = NowMs();
+  std::lock_guard<std::mutex> lock(connections_mutex_);
+  for (const auto& c : connections_) {
+    out->emplace_back();
+    c->Describe(now, &out->back());
+    out->back().worker = info_.index;
   }
 }
 

@@ -13,6 +13,8 @@
 #include <atomic>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -42,13 +44,16 @@ class Worker {
   // Connections this worker holds now (any thread may read it).
   size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
   const WorkerStats& stats() const { return stats_; }
+  // Appends a description of every connection (any thread).
+  void DescribeConnections(std::vector<ConnectionInfo>* out) const;
   bool read_only() const { return info_.read_only; }
 
  private:
   void Run();
   void Loop(Executor* executor);
   void Accept(Executor* executor);
-  void AddConnection(int fd, Executor* executor);
+  void AddConnection(int fd, std::string peer, Executor* executor);
+  void RecordLatency(Connection* c, uint64_t micros);
   void CloseConnection(Connection* c);
   void ServeTurn(Executor* executor, Connection** ready, size_t count);
   void WatchOutput(Connection* c, bool on);
@@ -68,6 +73,9 @@ class Worker {
   std::atomic<bool> stop_{false};
   std::atomic<size_t> connection_count_{0};
 
+  // Guards the list (not the connections' work): the worker changes it on accept and
+  // close; information_schema reads it from other threads.
+  mutable std::mutex connections_mutex_;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<BatchItem> batch_;           // reused every turn
   std::vector<Connection*> answered_;      // connections with answers this turn

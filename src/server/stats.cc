@@ -1,0 +1,18 @@
+// Latency buckets and request kind names for the statistics of stats.h.
+#include "server/stats.h"
+
+namespace rowsocket {
+
+const char* RequestKindName(RequestKind kind) {
+  static const char* const kNames[kRequestKinds] = {"open",   "find", "insert", "update",
+                                                    "delete", "auth", "invalid"};
+  return kNames[static_cast<size_t>(kind)];
+}
+
+size_t LatencyBucket(uint64_t micros) {
+  size_t b = 0;
+  while (b + 1 < kLatencyBuckets && micros > kLatencyBoundsUs[b]) ++b;
+  return b;
+}
+
+}  // namespace rowsocket

@@ -1,0 +1,112 @@
+"""What a DBA sees: status counters, the connections table, the latency histogram,
+and which variables SET GLOBAL may change."""
+
+import time
+
+import pymysql
+import pytest
+
+import hs
+import targets
+
+pytestmark = targets.rowsocket_only
+
+OPEN = b"P\t0\ttest\tuser\tPRIMARY\tuser_name\n"
+FIND = b"0\t=\t1\t101\n"
+
+
+def status(sql):
+    return {name: int(value) for name, value in
+            sql.rows("SHOW GLOBAL STATUS LIKE 'rowsocket%'")}
+
+
+def test_status_counts_requests_errors_rows_and_connections(reader, writer, sql):
+    before = status(sql)
+    reader.raw(OPEN)
+    for _ in range(5):
+        assert reader.raw(FIND) == b"0\t1\tYukari Takeba\n"
+    assert reader.raw(b"9\t=\t1\t101\n") == b"2\t1\tstmtnum\n"
+    writer.raw(b"P\t1\ttest\tuser\tPRIMARY\tuser_id,user_name\n")
+    assert writer.raw(b"1\t+\t2\t990\tobserver\n") == b"0\t1\n"
+    assert writer.raw(b"1\t=\t1\t990\t1\t0\tD\n") == b"0\t1\t1\n"
+    after = status(sql)
+    delta = {k: after[k] - before.get(k, 0) for k in after}
+    assert delta["Rowsocket_requests_open"] == 2
+    assert delta["Rowsocket_requests_find"] == 6
+    assert delta["Rowsocket_requests_insert"] == 1
+    assert delta["Rowsocket_requests_delete"] == 1
+    assert delta["Rowsocket_errors_request"] == 1
+    assert delta["Rowsocket_rows_read"] >= 5
+    assert delta["Rowsocket_rows_inserted"] == 1
+    assert delta["Rowsocket_rows_deleted"] == 1
+    assert delta["Rowsocket_commits"] >= 2
+    assert delta["Rowsocket_batches"] >= 9
+    assert delta["Rowsocket_bytes_received"] > 0 and delta["Rowsocket_bytes_sent"] > 0
+    assert after["Rowsocket_connections_read"] >= 1
+    assert after["Rowsocket_connections_write"] >= 1
+
+
+def test_connections_table_lists_each_client_with_its_traffic(reader, sql):
+    reader.raw(OPEN)
+    reader.raw(FIND)
+    local_port = reader.sock.getsockname()[1]
+    expected = ("read", "NO", 1, 2, len(OPEN) + len(FIND), len(b"0\t1\n0\t1\tYukari Takeba\n"))
+    # The worker counts a write just after the client may already have read it:
+    # look again briefly before judging.
+    for _ in range(50):
+        rows = sql.rows("SELECT LISTENER, AUTHENTICATED, OPEN_INDEXES, REQUESTS, BYTES_RECEIVED, "
+                        "BYTES_SENT FROM information_schema.ROWSOCKET_CONNECTIONS "
+                        "WHERE PEER = %s", (f"127.0.0.1:{local_port}",))
+        assert len(rows) == 1
+        row = (rows[0][0], rows[0][1], *(int(v) for v in rows[0][2:]))
+        if row == expected:
+            break
+        time.sleep(0.02)
+    assert row == expected
+
+
+def test_latency_histogram_counts_every_request_by_kind(reader, sql):
+    def finds():
+        return sum(int(n) for (n,) in sql.rows(
+            "SELECT REQUESTS FROM information_schema.ROWSOCKET_LATENCY WHERE KIND = 'find'"))
+
+    before = finds()
+    reader.raw(OPEN)
+    for _ in range(7):
+        reader.raw(FIND)
+    assert finds() - before == 7
+    bounds = sql.flat("SELECT UPPER_BOUND_MICROSECONDS FROM information_schema.ROWSOCKET_LATENCY "
+                      "WHERE KIND = 'find'")
+    assert bounds[-1] is None and all(b is not None for b in bounds[:-1])
+
+
+@pytest.mark.parametrize("name,value", [
+    ("rowsocket_verbose", 2), ("rowsocket_timeout", 120), ("rowsocket_max_line_length", 65536),
+    ("rowsocket_max_open_indexes", 64), ("rowsocket_max_connections", 5000),
+    ("rowsocket_lock_wait_timeout", 3)])
+def test_dynamic_variables_change_at_run_time(sql, name, value):
+    old = sql.value(f"SELECT @@GLOBAL.{name}")
+    try:
+        sql.execute(f"SET GLOBAL {name} = {value}")
+        assert int(sql.value(f"SELECT @@GLOBAL.{name}")) == value
+    finally:
+        sql.execute(f"SET GLOBAL {name} = {old}")
+
+
+@pytest.mark.parametrize("name", ["rowsocket_port", "rowsocket_threads", "rowsocket_address"])
+def test_start_up_variables_are_read_only(sql, name):
+    with pytest.raises(pymysql.err.OperationalError):
+        sql.execute(f"SET GLOBAL {name} = DEFAULT")
+
+
+def test_secrets_are_not_visible_through_sql(sql):
+    assert sql.rows("SHOW GLOBAL VARIABLES LIKE 'rowsocket%secret%'") == []
+
+
+def test_max_open_indexes_applies_to_new_requests_at_once(writer, sql):
+    sql.execute("SET GLOBAL rowsocket_max_open_indexes = 4")
+    try:
+        assert writer.raw(b"P\t4\ttest\tuser\tPRIMARY\tuser_name\n") == b"2\t1\tstmtnum\n"
+        assert writer.raw(b"P\t3\ttest\tuser\tPRIMARY\tuser_name\n") == b"0\t1\n"
+    finally:
+        sql.execute("SET GLOBAL rowsocket_max_open_indexes = DEFAULT")
