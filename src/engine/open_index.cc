@@ -79,8 +79,6 @@ Status OpenIndex::ResolveNames() {
   for (uint i = 0; i < k->user_defined_key_parts; ++i)
     bitmap_set_bit(&read_set_, k->key_part[i].fieldnr - 1);
 
-  key_buffer_.assign(k->key_length + 8, 0);
-  filter_record_.assign(share->rec_buff_length + 8, 0);
   return Status::OK();
 }
 

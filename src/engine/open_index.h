@@ -44,10 +44,9 @@ class OpenIndex {
   // must read.
   MY_BITMAP* read_set() { return &read_set_; }
 
-  // Scratch buffers sized for this table: a key image, and a record that holds
-  // filter values.
-  uchar* key_buffer() { return key_buffer_.data(); }
-  uchar* filter_record() { return filter_record_.data(); }
+  // The table's scratch buffers (see TableEntry).
+  uchar* key_buffer() { return entry_->key_buffer.data(); }
+  uchar* filter_record() { return entry_->filter_record.data(); }
 
  private:
   Status ResolveNames();
@@ -63,8 +62,6 @@ class OpenIndex {
   std::vector<Field*> filter_columns_;
   MY_BITMAP read_set_{};
   std::vector<my_bitmap_map> read_set_words_;
-  std::vector<uchar> key_buffer_;
-  std::vector<uchar> filter_record_;
 };
 
 class EngineSession : public Session {

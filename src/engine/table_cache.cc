@@ -71,6 +71,8 @@ Status TableCache::Open(TableEntry* entry) {
   table->open_by_handler = 1;
   table->next = nullptr;
   entry->table = table;
+  entry->key_buffer.assign(table->s->max_key_length + 8, 0);
+  entry->filter_record.assign(table->s->rec_buff_length + 8, 0);
   ++entry->generation;
   ++open_count_;
   Log(LogLevel::kDebug, "opened table %s.%s", entry->db.c_str(), entry->name.c_str());

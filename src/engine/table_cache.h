@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 #include <unordered_map>
 
 #include "engine/server_headers.h"
@@ -31,6 +32,11 @@ struct TableEntry {
   uint64_t last_used_ms = 0;
   uint64_t batch_mark = 0;        // group that last locked it (EngineExecutor::RunLocked)
   bool written = false;           // rows changed since the group began
+  // Scratch space sized for the open table, shared by every open index on it (a
+  // request uses them only while it runs): a key image, and a record that holds
+  // filter values.
+  std::vector<uchar> key_buffer;
+  std::vector<uchar> filter_record;
 };
 
 class TableCache {

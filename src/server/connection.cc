@@ -37,20 +37,19 @@ void MakeError(Request* r, Status status) {
 
 }  // namespace
 
-bool Connection::ReadOnce(size_t readsize) {
-  size_t old = in_.size();
-  in_.resize(old + readsize);
+bool Connection::ReadOnce(char* scratch, size_t size) {
   ssize_t n;
   do {
-    n = ::recv(fd_, &in_[old], readsize, 0);
+    n = ::recv(fd_, scratch, size, 0);
   } while (n < 0 && errno == EINTR);
-  in_.resize(old + (n > 0 ? static_cast<size_t>(n) : 0));
+  if (n == 0) eof_ = true;
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
   if (n > 0) {
+    // Only what arrived is kept: an idle connection holds no read-sized buffer.
+    in_.append(scratch, static_cast<size_t>(n));
     stats_->bytes_received.Add(static_cast<uint64_t>(n));
     Bump(&bytes_received_, static_cast<uint64_t>(n));
   }
-  if (n == 0) eof_ = true;
-  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
   return true;
 }
 

@@ -35,9 +35,10 @@ class Connection {
   Listener* listener() const { return listener_; }
   Session* session() const { return session_.get(); }
 
-  // Reads once from the socket into the input buffer. Returns false when the
-  // connection is unusable (error); sets eof() when the peer closed its side.
-  bool ReadOnce(size_t readsize);
+  // Reads once from the socket (through the worker's `scratch` buffer of `size`
+  // bytes) into the input buffer. Returns false when the connection is unusable
+  // (error); sets eof() when the peer closed its side.
+  bool ReadOnce(char* scratch, size_t size);
 
   // Parses every complete line in the input buffer into requests (see
   // ParsedRequests). Applies the line-length limit, the read-only rule and

@@ -82,7 +82,12 @@ RequestKind KindOf(const Request& r) {
 
 Worker::Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* factory,
                const ServerConfig& config, ServerTunables* tunables)
-    : info_(WithStats(info, &stats_)), listener_(listener), factory_(factory), config_(config), tunables_(tunables) {}
+    : info_(WithStats(info, &stats_)),
+      listener_(listener),
+      factory_(factory),
+      config_(config),
+      tunables_(tunables),
+      read_buffer_(config.readsize) {}
 
 Worker::~Worker() {
   Stop();
@@ -205,7 +210,7 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     Connection* c = ready[i];
     if (c->watching_output) continue;  // slow reader: its answers must drain first
-    if (!c->ReadOnce(config_.readsize)) {
+    if (!c->ReadOnce(read_buffer_.data(), read_buffer_.size())) {
       CloseConnection(c);
       continue;
     }

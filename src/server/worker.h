@@ -77,6 +77,7 @@ class Worker {
   // close; information_schema reads it from other threads.
   mutable std::mutex connections_mutex_;
   std::vector<std::unique_ptr<Connection>> connections_;
+  std::vector<char> read_buffer_;          // every read lands here first
   std::vector<BatchItem> batch_;           // reused every turn
   std::vector<Connection*> answered_;      // connections with answers this turn
   uint64_t last_sweep_ms_ = 0;
