@@ -60,7 +60,7 @@ mariadbd --no-defaults --datadir="$state/data" --socket="$sock" --port="$sql_por
   --pid-file="$pidfile" --log-error="$state/error.log" \
   --plugin-load-add=rowsocket.so --plugin-maturity=experimental \
   --loose-rowsocket-port="$port" --loose-rowsocket-port-wr="$port_wr" \
-  --innodb-buffer-pool-size=256M >/dev/null 2>&1 &
+  --innodb-buffer-pool-size=256M ${ROWSOCKET_MARIADBD_ARGS:-} >/dev/null 2>&1 &
 
 for _ in $(seq 1 300); do
   [ -S "$sock" ] && mariadb --no-defaults -S "$sock" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break

@@ -51,7 +51,7 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       stats_(info.stats),
       thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker", !info.read_only),
       tables_(thread_.thd(), !info.read_only) {
-  if (thread_.ok()) ApplyLockWaitTimeout(NowMs());
+  if (thread_.ok()) ApplyLockWaitTimeout(NowMs(), false);
 }
 
 EngineExecutor::~EngineExecutor() { tables_.CloseAll(); }
@@ -64,11 +64,12 @@ bool EngineExecutor::ShouldStop() { return thread_.ShutdownRequested(); }
 // all, so rowsocket's threads wait at most rowsocket_lock_wait_timeout, then answer
 // the request with the storage engine's lock wait timeout error.
 // While the server is still starting (plugins load before InnoDB's variables can be
-// looked up) setting it fails; it is retried once a second until it holds.
-void EngineExecutor::ApplyLockWaitTimeout(uint64_t now_ms) {
+// looked up) setting it fails; it is retried before every batch and once a second
+// while idle, until it holds.
+void EngineExecutor::ApplyLockWaitTimeout(uint64_t now_ms, bool before_batch) {
   const uint32_t seconds = options_.tunables->lock_wait_timeout.load(std::memory_order_relaxed);
   if (seconds == applied_lock_wait_timeout_) return;
-  if (now_ms - last_lock_wait_attempt_ms_ < 1000) return;
+  if (!before_batch && now_ms - last_lock_wait_attempt_ms_ < 1000) return;
   last_lock_wait_attempt_ms_ = now_ms;
   if (thread_.SetSessionVariable("innodb_lock_wait_timeout", seconds))
     applied_lock_wait_timeout_ = seconds;
@@ -77,7 +78,7 @@ void EngineExecutor::ApplyLockWaitTimeout(uint64_t now_ms) {
 void EngineExecutor::Tick() {
   tables_.ReleaseContended();
   uint64_t now = NowMs();
-  ApplyLockWaitTimeout(now);
+  ApplyLockWaitTimeout(now, false);
   if (now - last_idle_sweep_ms_ >= 1000) {
     tables_.CloseIdle(now, options_.idle_table_close_ms);
     last_idle_sweep_ms_ = now;
@@ -94,6 +95,7 @@ bool EngineExecutor::SchemaAllowed(std::string_view db) const {
 void EngineExecutor::Execute(BatchItem* items, size_t count) {
   stats_->batches.Add();
   stats_->batch_requests.Add(count);
+  if (!info_.read_only) ApplyLockWaitTimeout(NowMs(), true);
   thread_.BeginBatch(info_.read_only ? SQLCOM_SELECT : SQLCOM_INSERT);
   Prepare(items, count);
   if (!RunLocked(items, count, /*commit_each=*/false)) {
@@ -227,11 +229,15 @@ bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each)
         Answer(items[i], steps_[i]);
       }
     }
+    for (TableEntry* e : locked_entries_) EndScan(e);
     if (lock != nullptr) {
       if (!info_.read_only) EndWriteStatement();
       bool rolled_back = thd->transaction_rollback_request;
       if (rolled_back) {
+        // The engine already undid the whole transaction; end it on the server's side
+        // too (this also clears the rollback request, so the retry can commit).
         trans_rollback_stmt(thd);
+        trans_rollback_implicit(thd);
       } else if (trans_commit_stmt(thd)) {
         // The commit failed: nothing the group wrote is durable. Say so.
         Log(LogLevel::kError, "commit failed; answering %zu requests with errors", end - begin);
@@ -247,8 +253,9 @@ bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each)
       thd->lock = nullptr;
       mysql_unlock_tables(thd, lock);
       // What SQL does when it closes a statement's tables: forget per-statement
-      // handler state (row-logging decision, column bitmaps, engine templates).
-      for (TABLE* t : lock_list_) t->file->ha_reset();
+      // handler state (the row-logging decision above all). Reads have none to forget.
+      if (!info_.read_only)
+        for (TABLE* t : lock_list_) t->file->ha_reset();
       if (rolled_back && !commit_each) {
         thd->mdl_context.release_statement_locks();
         return false;

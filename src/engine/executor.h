@@ -64,7 +64,9 @@ class EngineExecutor : public Executor {
   void CountRequest(const Request& r);
   void CountAnswer(char code);
   void CountEngineError(int error);
-  void ApplyLockWaitTimeout(uint64_t now_ms);
+  void ApplyLockWaitTimeout(uint64_t now_ms, bool before_batch);
+  int BeginScan(OpenIndex* oi, bool all_columns);
+  void EndScan(TableEntry* entry);
 
   void Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
   void Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);

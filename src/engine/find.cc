@@ -95,11 +95,6 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
       if (!IsNumericField(columns[i])) return w->Error(Status::BadRequest("modop"));
   }
 
-  if (modifying) {
-    table->use_all_columns();
-    table->mark_columns_per_binlog_row_image();  // the row image binlog_row_image asks for
-  } else
-    table->column_bitmaps_set(oi->read_set());
 
   // Filter values live in a scratch record, compared field by field.
   const my_ptrdiff_t filter_offset = oi->filter_record() - table->record[0];
@@ -118,7 +113,7 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
                           (key->flags & HA_NOSAME) && !key_nullable;
   const ha_rkey_function flag = ReadFlag(r.op, nparts < key->user_defined_key_parts);
 
-  int rc = h->ha_index_init(oi->key_number(), true);
+  int rc = BeginScan(oi, modifying);
   if (rc != 0) return w->Error(Status::StorageCode(rc));
 
   const size_t mark = w->Mark();
@@ -197,7 +192,6 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
     if (rc != 0 && rc != HA_ERR_END_OF_FILE && rc != HA_ERR_KEY_NOT_FOUND) break;
     rc = 0;
   }
-  h->ha_index_end();
 
   if (rc != 0) {
     w->Truncate(mark);
@@ -223,6 +217,7 @@ void EngineExecutor::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   const std::vector<Field*>& columns = oi->columns();
   if (r.key.size() > columns.size()) return w->Error(Status::BadRequest("fld"));
 
+  EndScan(oi->entry());
   table->use_all_columns();
   table->mark_columns_per_binlog_row_image();
   restore_record(table, s->default_values);
@@ -260,6 +255,34 @@ void EngineExecutor::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) 
     w->OkWithNumber(static_cast<uint64_t>(id));
   else
     w->Ok();
+}
+
+// Requests of a batch that read the same index with the same columns share one
+// index scan: the engine builds its row template once, not per request. Modifying
+// requests read every column (and mark the binlog row image).
+int EngineExecutor::BeginScan(OpenIndex* oi, bool all_columns) {
+  TableEntry* e = oi->entry();
+  if (e->scan_index == oi && e->scan_all_columns == all_columns) return 0;
+  EndScan(e);
+  TABLE* table = e->table;
+  if (all_columns) {
+    table->use_all_columns();
+    table->mark_columns_per_binlog_row_image();
+  } else {
+    table->column_bitmaps_set(oi->read_set());
+  }
+  int rc = table->file->ha_index_init(oi->key_number(), true);
+  if (rc == 0) {
+    e->scan_index = oi;
+    e->scan_all_columns = all_columns;
+  }
+  return rc;
+}
+
+void EngineExecutor::EndScan(TableEntry* e) {
+  if (e->scan_index == nullptr) return;
+  e->table->file->ha_index_end();
+  e->scan_index = nullptr;
 }
 
 void EngineExecutor::CountEngineError(int error) {

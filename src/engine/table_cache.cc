@@ -88,6 +88,7 @@ void TableCache::Close(TableEntry* entry) {
   thd_->mdl_context.release_lock(entry->mdl_ticket);
   entry->table = nullptr;
   entry->mdl_ticket = nullptr;
+  entry->scan_index = nullptr;
   --open_count_;
   Log(LogLevel::kDebug, "closed table %s.%s", entry->db.c_str(), entry->name.c_str());
 }

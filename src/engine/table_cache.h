@@ -32,6 +32,8 @@ struct TableEntry {
   uint64_t last_used_ms = 0;
   uint64_t batch_mark = 0;        // group that last locked it (EngineExecutor::RunLocked)
   bool written = false;           // rows changed since the group began
+  const void* scan_index = nullptr;  // open index whose scan is initialized (see BeginScan)
+  bool scan_all_columns = false;
   // Scratch space sized for the open table, shared by every open index on it (a
   // request uses them only while it runs): a key image, and a record that holds
   // filter values.
