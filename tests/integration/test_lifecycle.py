@@ -225,3 +225,47 @@ def test_new_open_sees_the_new_definition(writer, sql, ddl_table):
     writer.open_index(1, "ddl", ["a", "c"])
     assert writer.request([1, "=", 1, 1]) == ["0", "2", "one", "new"]
     assert writer.request([0, "=", 1, 1]) == ["0", "1", "one"]
+
+
+def test_backup_completes_while_clients_read_and_write(server, target, sql, tmp_path):
+    """mariadb-backup takes the server's backup locks; rowsocket's readers and writers
+    must let it through, and what it copied must be a consistent, preparable backup."""
+    import shutil
+    import subprocess
+    backup = shutil.which("mariadb-backup")
+    if backup is None:
+        pytest.skip("mariadb-backup is not installed")
+    sql.create_table("bk", "id INT PRIMARY KEY, n INT", [(i, 0) for i in range(1, 51)])
+    stop = threading.Event()
+
+    def writer_loop():
+        while not stop.is_set():
+            try:
+                with hs.Connection(target.port_wr) as c:
+                    c.raw(b"P\t0\ttest\tbk\tPRIMARY\tn\n")
+                    k = 0
+                    while not stop.is_set():
+                        k = k % 50 + 1
+                        c.raw(b"0\t=\t1\t%d\t1\t0\t+\t1\n" % k)
+            except (OSError, AssertionError):
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=writer_loop, daemon=True) for _ in range(4)]
+    for t in threads:
+        t.start()
+    try:
+        with Traffic(target.port):
+            target_dir = tmp_path / "backup"
+            result = subprocess.run(
+                [backup, "--backup", f"--target-dir={target_dir}", "--user=root",
+                 f"--socket={server.socket_path}", f"--datadir={server.datadir}"],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+            assert result.returncode == 0, result.stdout[-3000:]
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=30)
+    prepared = subprocess.run([backup, "--prepare", f"--target-dir={target_dir}"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=300)
+    assert prepared.returncode == 0, prepared.stdout[-3000:]
