@@ -96,6 +96,7 @@ class MariaDB:
         self.base = None            # temp dir holding datadir, plugin dir, socket, logs
         self.sql_port = None
         self.command = None         # the mariadbd command line, for diagnostics
+        self.restarts = 0           # times restart() brought the server back
 
     # -- paths ---------------------------------------------------------------
 
@@ -140,11 +141,46 @@ class MariaDB:
                 self.stop(check=False)
                 raise
 
-    def _spawn(self):
-        ports = free_ports(1 + 2 * len(self.plugins))
-        self.sql_port = ports[0]
-        for i, plugin in enumerate(self.plugins):
-            plugin.port, plugin.port_wr = ports[1 + 2 * i], ports[2 + 2 * i]
+    def kill(self):
+        """SIGKILL, as a crash would end it; waits until the process is gone.
+
+        The datadir and the ports stay: `restart()` brings the server back on them."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def restart(self):
+        """Starts mariadbd again on the same datadir and the same ports (after `kill()`
+        or `stop(keep_files=True)`); crash recovery runs if the last stop was a crash.
+
+        The logs of the previous run are kept as error.log.<n> and stderr.log.<n>;
+        `error_log()` then shows the new run only."""
+        if self.alive():
+            raise RuntimeError("restart() needs a stopped server")
+        self.restarts += 1
+        for path in (self.log_path, self.stderr_path):
+            if os.path.exists(path):
+                shutil.copyfile(path, f"{path}.{self.restarts}")
+        for attempt in range(1, START_ATTEMPTS + 1):
+            # The same ports first; fresh ones only if another process took one meanwhile.
+            self._spawn(same_ports=attempt == 1)
+            try:
+                self._wait_ready()
+                return self
+            except PortTaken:
+                self.stop(check=False, keep_files=True)
+                if attempt == START_ATTEMPTS:
+                    raise
+            except Exception:
+                self.stop(check=False, keep_files=True)
+                raise
+
+    def _spawn(self, same_ports=False):
+        if not same_ports:
+            ports = free_ports(1 + 2 * len(self.plugins))
+            self.sql_port = ports[0]
+            for i, plugin in enumerate(self.plugins):
+                plugin.port, plugin.port_wr = ports[1 + 2 * i], ports[2 + 2 * i]
         cmd = [
             MARIADBD, "--no-defaults",
             f"--datadir={self.datadir}",

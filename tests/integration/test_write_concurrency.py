@@ -1,0 +1,506 @@
+"""Concurrent writers: row locks, lock-wait timeouts, duplicates, deadlocks, lost clients.
+
+rowsocket has several write workers and no global lock: InnoDB's row locks decide
+conflicts. A worker runs every write request it has ready as one transaction, commits,
+then answers; each answer must tell the truth about its own request (success means
+committed, an error means no effect), whatever its neighbours in the batch did.
+
+The server runs three write workers and `rowsocket_lock_wait_timeout=2`. A client that
+must land on a worker other than a blocked one connects after the blocked request is
+seen in SHOW PROCESSLIST (state `rowsocket: executing batch`): a worker stuck in a lock
+wait does not accept, so the kernel hands the new connection to an idle one. No test
+asserts a timing; the only time bounds are generous liveness bounds.
+"""
+
+import select
+import socket
+import struct
+import threading
+import time
+
+import pymysql
+import pytest
+
+import hs
+import targets
+from db import Sql
+from harness import MariaDB
+
+pytestmark = targets.rowsocket_only
+
+LOCK_WAIT_TIMEOUT = 2       # rowsocket_lock_wait_timeout of this module's server
+LIVENESS = 30               # seconds: something is wrong, not slow, beyond this
+OK1 = ["0", "1", "1"]       # one row changed
+LOCK_TIMEOUT = ["1", "1", "146"]
+DUP_KEY = ["1", "1", "121"]
+HOT_ROWS = 200
+
+
+@pytest.fixture(scope="module")
+def server_options():
+    return {"threads_wr": 3, "lock_wait_timeout": LOCK_WAIT_TIMEOUT}
+
+
+@pytest.fixture(scope="module")
+def tables(sql):
+    # Whether rowsocket_lock_wait_timeout holds right after start-up is the concern of
+    # test_lock_wait_timeout_is_in_effect_from_the_first_request alone (it once took a
+    # worker about a second); the other tests start later, so such a regression
+    # fails that test only.
+    wait_for(lambda: status(sql, "Uptime") >= 3, "the server to be up for 2 s")
+    sql.create_table("hot", "k INT PRIMARY KEY, n INT NOT NULL")
+    sql.create_table("uniq", "k INT PRIMARY KEY, u INT, v VARCHAR(20) NOT NULL, UNIQUE KEY uu (u)")
+    sql.create_table("gone", "k INT PRIMARY KEY, n INT NOT NULL")
+
+
+@pytest.fixture
+def hot(sql, tables):
+    """test.hot with rows k = 1..HOT_ROWS, n = 0; no transaction left open."""
+    sql.refill("hot", [(k, 0) for k in range(1, HOT_ROWS + 1)])
+    yield
+    assert open_transactions(sql) == [], "a transaction was left open"
+
+
+# -- helpers -------------------------------------------------------------------------
+
+def wait_for(predicate, what, timeout=LIVENESS):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still waiting after {timeout}s for {what}")
+        time.sleep(0.01)
+
+
+def busy_writers(sql):
+    """Write workers inside a batch now. SHOW PROCESSLIST is live, unlike
+    information_schema.innodb_trx, which InnoDB refreshes at most every 0.1 s."""
+    return int(sql.value("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                         "WHERE STATE = 'rowsocket: executing batch'"))
+
+
+def open_transactions(sql):
+    return sql.rows("SELECT trx_id, trx_state, trx_mysql_thread_id, trx_rows_locked, "
+                    "trx_rows_modified FROM information_schema.innodb_trx")
+
+
+def status(sql, name):
+    rows = sql.rows("SHOW GLOBAL STATUS LIKE %s", (name,))
+    assert len(rows) == 1, f"no status variable {name}"
+    return int(rows[0][1])
+
+
+def n_values(sql, keys):
+    found = dict(sql.rows("SELECT k, n FROM test.hot WHERE k IN (%s)" %
+                          ",".join(str(int(k)) for k in keys)))
+    return {k: int(found[str(k)]) for k in keys}
+
+
+def increment(k, by=1):
+    """`+` on test.hot's n, index id 1 = (n) on PRIMARY: answers `0 1 1`."""
+    return [1, "=", 1, k, 1, 0, "+", by]
+
+
+def has_answer(conn):
+    """True when an answer byte has arrived on `conn`, without waiting for one."""
+    if conn.buf:
+        return True
+    readable, _, _ = select.select([conn.sock], [], [], 0)
+    return bool(readable)
+
+
+class RowHolder:
+    """A SQL transaction holding row locks until released."""
+
+    def __init__(self, server):
+        self.sql = Sql(server)
+        self.sql.execute("SET SESSION innodb_lock_wait_timeout = 60")
+        self.sql.execute("BEGIN")
+        self.open = True
+
+    def lock(self, table, k):
+        self.sql.rows(f"SELECT * FROM test.{table} WHERE k = %s FOR UPDATE", (k,))
+
+    def commit(self):
+        self.sql.execute("COMMIT")
+        self.open = False
+
+    def close(self):
+        if self.sql is None:
+            return
+        if self.open:
+            self.sql.execute("ROLLBACK")
+            self.open = False
+        self.sql.close()
+        self.sql = None
+
+
+@pytest.fixture
+def holder(server):
+    h = RowHolder(server)
+    yield h
+    h.close()
+
+
+def reset(conn):
+    """Closes a socket with a RST: the client vanishes without a goodbye."""
+    conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    conn.close()
+
+
+def wait_until_nothing_is_left(sql, connections_before):
+    """Waits until rowsocket has closed the vanished client's connection (which it
+    does only once the batch in hand is done), then until InnoDB has no transaction."""
+    wait_for(lambda: status(sql, "Rowsocket_connections_write") == connections_before,
+             "rowsocket to close the vanished client's connection")
+    wait_for(lambda: open_transactions(sql) == [], "information_schema.innodb_trx to be empty")
+
+
+def writer_on(target, table="hot", columns=("n",)):
+    """A new write connection with index id 1 open. Opened while some workers are
+    busy, it is accepted by an idle one (a busy worker does not accept)."""
+    conn = hs.Connection(target.port_wr)
+    conn.open_index(1, table, list(columns))
+    return conn
+
+
+# -- row locks -----------------------------------------------------------------------
+
+def test_blocked_row_answers_146_while_writes_to_other_rows_keep_flowing(target, sql, hot,
+                                                                          holder):
+    """Two rowsocket writers fight a SQL transaction over row 1; a third client's
+    writes to other rows complete while both wait; every request on row 1 answers
+    `1 1 146` after rowsocket_lock_wait_timeout and changes nothing; the rows stay
+    usable. Each waiter sends WAITS requests on row 1 in one batch, so its worker
+    stays blocked WAITS times the timeout: time enough for the third client even on
+    a loaded machine."""
+    waits = 3
+    timeouts_before = status(sql, "Rowsocket_lock_wait_timeouts")
+    holder.lock("hot", 1)
+    with writer_on(target) as first:
+        first.send_lines([increment(1)] * waits)
+        wait_for(lambda: busy_writers(sql) == 1, "the first writer to wait for row 1")
+        second = writer_on(target)
+        second.send_lines([increment(1, 10)] * waits)
+        wait_for(lambda: busy_writers(sql) == 2, "the second writer to wait for row 1")
+
+        # Both waiters hold a worker each; the third worker serves a new client.
+        with writer_on(target) as third:
+            keys = list(range(2, HOT_ROWS + 1))
+            for start in range(0, len(keys), 50):
+                chunk = keys[start:start + 50]
+                third.send_lines([increment(k) for k in chunk])
+                assert [third.read_answer() for _ in chunk] == [OK1] * len(chunk)
+            # Still fighting: the third client did not wait for the row-1 writers.
+            assert not has_answer(first) and not has_answer(second), \
+                "a row-1 writer answered before the third client finished: the third " \
+                "client's writes waited for the blocked row"
+            assert busy_writers(sql) == 2
+        assert n_values(sql, keys) == {k: 1 for k in keys}
+
+        assert [first.read_answer() for _ in range(waits)] == [LOCK_TIMEOUT] * waits
+        assert [second.read_answer() for _ in range(waits)] == [LOCK_TIMEOUT] * waits
+        assert n_values(sql, [1]) == {1: 0}
+        assert status(sql, "Rowsocket_lock_wait_timeouts") - timeouts_before == 2 * waits
+
+        # The holder's own change commits; the same connections then write the row.
+        holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 1")
+        holder.commit()
+        assert first.request(increment(1)) == OK1
+        assert second.request(increment(1, 10)) == OK1
+        second.close()
+    assert n_values(sql, [1]) == {1: 111}
+
+
+def test_lock_wait_timeout_is_in_effect_from_the_first_request(tmp_path):
+    """A row lock met right after mariadbd starts is bounded too. (The table comes
+    from --init-file so that the request can be sent within a second of start-up.)"""
+    init = tmp_path / "init.sql"
+    init.write_text("CREATE DATABASE IF NOT EXISTS test;\n"
+                    "CREATE TABLE test.early (k INT PRIMARY KEY, n INT NOT NULL) ENGINE=InnoDB;\n"
+                    "INSERT INTO test.early VALUES (1, 0);\n")
+    plugin = targets.make_plugin({"lock_wait_timeout": 1})
+    server = MariaDB([plugin], [f"--init-file={init}"]).start()
+    try:
+        holder = RowHolder(server)
+        try:
+            holder.lock("early", 1)
+            with writer_on(plugin, "early") as conn:
+                conn.send_lines([increment(1)])
+                try:
+                    answer = conn.read_answer()
+                except socket.timeout:
+                    pytest.fail(f"no answer within {hs.TIMEOUT:.0f}s: right after start-up the "
+                                "request waited innodb_lock_wait_timeout (50 s), not "
+                                "rowsocket_lock_wait_timeout (1 s)")
+                assert answer == LOCK_TIMEOUT
+        finally:
+            holder.close()
+    finally:
+        server.stop()
+
+
+def test_lock_wait_timeout_fails_only_its_own_request_in_a_pipeline(target, sql, hot, holder):
+    """The timed-out request changes nothing; its neighbours in the same batch commit
+    (they are visible while the holder still has row 1 locked)."""
+    holder.lock("hot", 1)
+    with writer_on(target) as conn:
+        conn.send_lines([increment(2), increment(1), increment(3), [1, "=", 1, 4, 1, 0, "U", 7]])
+        answers = [conn.read_answer() for _ in range(4)]
+        assert answers == [OK1, LOCK_TIMEOUT, OK1, OK1]
+        assert n_values(sql, [1, 2, 3, 4]) == {1: 0, 2: 1, 3: 1, 4: 7}
+        holder.commit()
+        assert conn.request(increment(1)) == OK1
+    assert n_values(sql, [1, 2, 3, 4]) == {1: 1, 2: 1, 3: 1, 4: 7}
+
+
+# -- duplicate keys ------------------------------------------------------------------
+
+def test_duplicate_key_in_a_pipeline_fails_only_its_own_request(writer, sql, tables):
+    sql.refill("uniq", [(1, 1, "a"), (2, 2, "b")])
+    writer.open_index(1, "uniq", ["k", "u", "v"])
+    pipeline = [
+        ([1, "+", 3, 10, 10, "x"], ["0", "1"]),
+        ([1, "+", 3, 1, 99, "dup pk"], DUP_KEY),
+        ([1, "+", 3, 11, 11, "y"], ["0", "1"]),
+        ([1, "+", 3, 12, 2, "dup unique"], DUP_KEY),
+        ([1, "+", 3, 10, 20, "dup of this batch"], DUP_KEY),
+        ([1, "=", 1, 11, 1, 0, "U", 2, 11, "pk onto row 2"], DUP_KEY),
+        ([1, "=", 1, 10, 1, 0, "U", 10, 1, "u onto row 1"], DUP_KEY),
+        ([1, "+", 3, 13, 13, None], ["1", "1", "1048"]),
+        ([1, "=", 1, 2, 1, 0, "D"], OK1),
+        ([1, "+", 3, 2, 2, "b again"], ["0", "1"]),
+        ([1, "=", 1, 11, 1, 0, "U", 11, 11, "y2"], OK1),
+        ([1, "+", 3, 14, 14, "z"], ["0", "1"]),
+    ]
+    writer.send_lines([request for request, _ in pipeline])   # one write: one batch
+    answers = [writer.read_answer() for _ in pipeline]
+    assert answers == [answer for _, answer in pipeline]
+    assert sql.rows("SELECT k, u, v FROM test.uniq ORDER BY k") == [
+        ("1", "1", "a"), ("2", "2", "b again"), ("10", "10", "x"), ("11", "11", "y2"),
+        ("14", "14", "z")]
+
+
+def test_concurrent_pipelines_with_duplicates_answer_truthfully(target, sql, tables):
+    """Eight connections at once, every other insert a duplicate of an existing row:
+    exactly the inserts answered `0 1` are in the table, in whichever batches the
+    workers formed."""
+    sql.refill("uniq", [(k, k, "old") for k in range(0, 4000, 2)])
+    clients, per_client = 8, 250
+    results = {}
+    barrier = threading.Barrier(clients, timeout=LIVENESS)
+
+    def run(c):
+        keys = [c * per_client + i for i in range(per_client)]    # 0..1999: half exist
+        with hs.Connection(target.port_wr) as conn:
+            conn.open_index(1, "uniq", ["k", "u", "v"])
+            barrier.wait()
+            for start in range(0, per_client, 50):
+                chunk = keys[start:start + 50]
+                conn.send_lines([[1, "+", 3, k, 10000 + k, "new"] for k in chunk])
+                for k in chunk:
+                    results[k] = conn.read_answer()
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=LIVENESS * 2)
+    assert not any(t.is_alive() for t in threads), "a client hung"
+    assert len(results) == clients * per_client
+    for k, answer in results.items():
+        assert answer == (DUP_KEY if k % 2 == 0 else ["0", "1"]), (k, answer)
+    new = {int(k) for (k,) in sql.rows("SELECT k FROM test.uniq WHERE v = 'new'")}
+    assert new == {k for k, answer in results.items() if answer == ["0", "1"]}
+    assert sql.value("SELECT COUNT(*) FROM test.uniq WHERE v = 'old'") == "2000"
+
+
+# -- clients that vanish ---------------------------------------------------------------
+
+def test_client_gone_while_its_batch_waits_for_a_lock_leaves_nothing_behind(server, target, sql,
+                                                                            hot, holder):
+    connections_before = status(sql, "Rowsocket_connections_write")
+    holder.lock("hot", 1)
+    conn = writer_on(target)
+    conn.send_lines([increment(5), increment(1), increment(6)])
+    wait_for(lambda: busy_writers(sql) == 1, "the batch to wait for row 1")
+    reset(conn)
+    holder.close()           # rolls back: row 1 is free before the lock wait ends
+    wait_until_nothing_is_left(sql, connections_before)
+    # The same rows are free for SQL, without any lock wait.
+    other = Sql(server)
+    try:
+        other.execute("SET SESSION innodb_lock_wait_timeout = 5")
+        assert other.execute("UPDATE test.hot SET n = n + 1000 WHERE k IN (1, 5, 6)") == 3
+    finally:
+        other.close()
+    values = n_values(sql, [1, 5, 6])
+    assert all(v in (1000, 1001) for v in values.values()), values
+    with writer_on(target) as conn:      # and rowsocket still writes them
+        conn.send_lines([increment(1), increment(5), increment(6)])
+        assert [conn.read_answer() for _ in range(3)] == [OK1] * 3
+
+
+def test_client_gone_in_the_middle_of_a_pipeline_leaves_nothing_behind(server, target, sql,
+                                                                       tables):
+    """A client sends thousands of inserts and an unfinished line, then resets the
+    connection. Requests run in order, each batch commits whole: the rows that landed
+    are a prefix of those sent, the unfinished line is not a request, and no
+    transaction or lock is left."""
+    sql.refill("gone", [])
+    connections_before = status(sql, "Rowsocket_connections_write")
+    count = 3000
+    conn = writer_on(target, "gone", ("k", "n"))
+    data = b"".join(hs.encode_line([1, "+", 2, k, k]) for k in range(1, count + 1))
+    conn.send_raw(data + b"1\t+\t2\t999999\t1")           # no LF: not a request yet
+    reset(conn)
+    wait_until_nothing_is_left(sql, connections_before)
+    landed = [int(k) for (k,) in sql.rows("SELECT k FROM test.gone ORDER BY k")]
+    assert landed == list(range(1, len(landed) + 1)), "rows landed out of order"
+
+    # A client that stops reading a flood of `?` answers, then vanishes.
+    sql.refill("gone", [(k, 0) for k in range(1, 1001)])
+    conn = writer_on(target, "gone", ("n",))
+    conn.send_lines([[1, ">=", 1, 1, 1000, 0, "+?", 1] for _ in range(100)])
+    wait_for(lambda: int(sql.value("SELECT MIN(n) FROM test.gone")) > 0,
+             "the first `+?` to commit")
+    reset(conn)
+    wait_until_nothing_is_left(sql, connections_before)
+    other = Sql(server)
+    try:
+        other.execute("SET SESSION innodb_lock_wait_timeout = 5")
+        assert other.execute("UPDATE test.gone SET n = -1") == 1000
+    finally:
+        other.close()
+    with writer_on(target, "gone", ("k", "n")) as again:
+        assert again.request([1, "+", 2, 5000, 1]) == ["0", "1"]
+
+
+# -- deadlocks -----------------------------------------------------------------------
+#
+# The deadlocks are set up with a SQL transaction and row locks, so they do not
+# depend on luck; each set-up still has a window (a waiting rowsocket request must
+# not reach rowsocket_lock_wait_timeout before the cycle closes), so a test makes up
+# to ATTEMPTS tries and every try checks that each answer told the truth.
+
+ATTEMPTS = 3
+
+
+def check_truth(sql, requests, answers, base):
+    """`requests`: (key, amount) of each `+`; `answers` theirs. Each answer is a
+    success or a lock wait timeout, and SQL holds `base` plus exactly the successes."""
+    expected = dict(base)
+    for (k, amount), answer in zip(requests, answers):
+        assert answer in (OK1, LOCK_TIMEOUT), (k, amount, answer)
+        if answer == OK1:
+            expected[k] += amount
+    found = n_values(sql, list(expected))
+    assert found == expected, (f"SQL holds {found}, the answers {answers} to "
+                               f"{requests} say {expected}")
+
+
+def assert_writes_still_land(sql, conns):
+    """After a deadlock, each connection's worker still commits what it answers."""
+    for i, conn in enumerate(conns):
+        k = HOT_ROWS - i
+        before = n_values(sql, [k])[k]
+        for _ in range(3):
+            assert conn.request(increment(k)) == OK1
+        assert n_values(sql, [k]) == {k: before + 3}, \
+            "a worker answered `0 1 1` to writes it did not commit"
+
+
+@pytest.mark.parametrize("victim", ["sql", "rowsocket"])
+def test_deadlock_between_rowsocket_and_sql_answers_truthfully(server, target, sql, hot, victim):
+    """SQL holds row 1 and then wants row 2; a rowsocket batch holds row 2 and wants
+    row 1. InnoDB rolls back the lighter transaction; the other side is made heavy
+    (80 more rows changed first) to steer the choice. If SQL is rolled back, it gets
+    error 1213 and rowsocket commits; if rowsocket's batch is, the batch is re-run one
+    request per transaction and still answers `0 1 1` each. Either way SQL shows
+    exactly what the answers say, and the worker keeps committing afterwards."""
+    heavy = list(range(100, 180))
+    requests = [(2, 1), (1, 1), (3, 1)]
+    if victim == "sql":
+        requests = [(k, 1) for k in heavy] + requests
+    for attempt in range(ATTEMPTS):
+        sql.refill("hot", [(k, 0) for k in range(1, HOT_ROWS + 1)])
+        deadlocks_before = status(sql, "Rowsocket_deadlocks")
+        holder = RowHolder(server)
+        try:
+            if victim == "rowsocket":
+                holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k BETWEEN 100 AND 179")
+            holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 1")
+            with writer_on(target) as conn:
+                conn.send_lines([increment(k, by) for k, by in requests])
+                wait_for(lambda: busy_writers(sql) == 1, "the rowsocket batch to wait for row 1")
+                try:
+                    holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 2")
+                    holder.commit()
+                    sql_committed = True
+                except pymysql.err.OperationalError as e:
+                    assert e.args[0] == 1213, e     # ER_LOCK_DEADLOCK: SQL was the victim
+                    holder.open = False             # InnoDB rolled SQL's transaction back
+                    sql_committed = False
+                answers = [conn.read_answer() for _ in requests]
+                base = {k: 0 for k, _ in requests}
+                if sql_committed:
+                    base.update({1: 100, 2: 100})
+                    if victim == "rowsocket":
+                        base.update({k: 100 for k in heavy})
+                check_truth(sql, requests, answers, base)
+                rowsocket_victim = status(sql, "Rowsocket_deadlocks") > deadlocks_before
+                if rowsocket_victim or not sql_committed:
+                    assert not (rowsocket_victim and not sql_committed), "both were victims"
+                    assert ("rowsocket" if rowsocket_victim else "sql") == victim, \
+                        "InnoDB rolled back the other transaction than the test steered"
+                    assert answers == [OK1] * len(requests), answers
+                    assert_writes_still_land(sql, [conn])
+                    return
+        finally:
+            holder.close()
+    pytest.fail(f"no deadlock in {ATTEMPTS} attempts: each time the rowsocket request "
+                f"timed out before SQL closed the cycle (machine too slow?)")
+
+
+def test_deadlock_between_two_write_workers_answers_truthfully(target, sql, hot, server):
+    """SQL holds row 3. Batch A = [row 1, row 3 (x3), row 2] takes row 1 and waits
+    for row 3; batch B = [row 2, row 1], on another worker, takes row 2 and waits for
+    A's row 1. SQL then lets row 3 go and A wants B's row 2: a deadlock between two
+    rowsocket workers. The victim's batch is re-run one request per transaction:
+    every request on rows 1 and 2 answers `0 1 1`, and SQL shows exactly the
+    increments answered. (A asks for row 3 three times so that its worker is still
+    waiting, not timed out, when B is in place.)"""
+    requests_a = [(1, 1), (3, 10), (3, 10), (3, 10), (2, 1)]
+    requests_b = [(2, 100), (1, 1000)]
+    for attempt in range(ATTEMPTS):
+        sql.refill("hot", [(k, 0) for k in range(1, HOT_ROWS + 1)])
+        deadlocks_before = status(sql, "Rowsocket_deadlocks")
+        rollbacks_before = status(sql, "Rowsocket_rollbacks")
+        holder = RowHolder(server)
+        try:
+            holder.lock("hot", 3)
+            with writer_on(target) as a:
+                a.send_lines([increment(k, by) for k, by in requests_a])
+                wait_for(lambda: busy_writers(sql) == 1, "batch A to wait for row 3")
+                with writer_on(target) as b:
+                    b.send_lines([increment(k, by) for k, by in requests_b])
+                    wait_for(lambda: busy_writers(sql) == 2, "batch B to wait for row 1")
+                    holder.commit()
+                    answers_a = [a.read_answer() for _ in requests_a]
+                    answers_b = [b.read_answer() for _ in requests_b]
+                    check_truth(sql, requests_a + requests_b, answers_a + answers_b,
+                                {1: 0, 2: 0, 3: 0})
+                    deadlocks = status(sql, "Rowsocket_deadlocks") - deadlocks_before
+                    if deadlocks:
+                        assert deadlocks == 1
+                        assert status(sql, "Rowsocket_rollbacks") - rollbacks_before == 1
+                        assert [answers_a[0], answers_a[-1]] == [OK1, OK1], answers_a
+                        assert answers_b == [OK1, OK1], answers_b
+                        assert_writes_still_land(sql, [a, b])
+                        return
+        finally:
+            holder.close()
+    pytest.fail(f"no deadlock in {ATTEMPTS} attempts: each time a rowsocket request "
+                f"timed out before the cycle closed (machine too slow?)")
