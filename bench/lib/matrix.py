@@ -183,6 +183,7 @@ class Matrix:
                         self.standalone_delete(case, target, rnd)
                     else:
                         self.record(self.run_kept(case, target, rnd))
+        os.rmdir(self.tmp)  # every run's JSON was read and removed
         return self.runs
 
     def insert_then_delete(self, insert_case, delete_case, target, rnd):

@@ -165,11 +165,12 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
         if not rows:
             continue
         lines += [f"### {c.title} (`{c.name}`)", "",
-                  "| target | qps | p50 µs | p99 µs | p99.9 µs | server µs/req | client µs/req "
+                  "| target | qps (min–max of rounds) | p50 µs | p99 µs | p99.9 µs | server µs/req | client µs/req "
                   "| other CPU % | runs (⚠) | errors |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for t, s in rows:
-            lines.append(f"| {TARGET_TITLES[t]} | {s['qps']:,.0f} | {s['p50_us']:.0f} | "
+            spread = f"{k(min(s['qps_all']))}–{k(max(s['qps_all']))}"
+            lines.append(f"| {TARGET_TITLES[t]} | {s['qps']:,.0f} ({spread}) | {s['p50_us']:.0f} | "
                          f"{s['p99_us']:.0f} | {s['p999_us']:.0f} | {s['server_us_per_op']:.2f} | "
                          f"{s['client_us_per_op']:.2f} | {s['other_cpu_pct']:.0f} | "
                          f"{s['runs']} ({s['disturbed']}) | {s['errors']} |")
