@@ -91,8 +91,11 @@ install_packages() {
                python3 python3-pytest python3-pymysql procps xz-utils memcached tmux gnuplot-nox)
   local missing=()
   for p in "${pkgs[@]}"; do
-    [ "$(dpkg-query -W -f='${Status} ${Version}' "${p%%=*}" 2>/dev/null)" = "install ok installed $v" ] \
-      || missing+=("$p")
+    # A held package reads "hold ok installed".
+    case "$(dpkg-query -W -f='${Status} ${Version}' "${p%%=*}" 2>/dev/null)" in
+      "install ok installed $v"|"hold ok installed $v") ;;
+      *) missing+=("$p") ;;
+    esac
   done
   for p in "${tools[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -101,7 +104,8 @@ install_packages() {
     log "installing: ${missing[*]}"
     # Never let the package start the system's mariadb: tests run private servers.
     printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d
-    apt-get install -y -q --no-install-recommends --allow-downgrades "${missing[@]}" >/dev/null \
+    apt-get install -y -q --no-install-recommends --allow-downgrades \
+      --allow-change-held-packages "${missing[@]}" >/dev/null \
       || { rm -f /usr/sbin/policy-rc.d; die "apt-get install failed"; }
     rm -f /usr/sbin/policy-rc.d
   fi
