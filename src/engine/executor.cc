@@ -49,7 +49,7 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
     : info_(info),
       options_(options),
       stats_(info.stats),
-      thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker", !info.read_only),
+      thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker"),
       tables_(thread_.thd(), !info.read_only) {
   if (thread_.ok()) ApplyLockWaitTimeout(NowMs(), false);
 }
@@ -93,9 +93,10 @@ bool EngineExecutor::SchemaAllowed(std::string_view db) const {
 }
 
 void EngineExecutor::Execute(BatchItem* items, size_t count) {
+  batch_start_ms_ = NowMs();
   stats_->batches.Add();
   stats_->batch_requests.Add(count);
-  if (!info_.read_only) ApplyLockWaitTimeout(NowMs(), true);
+  if (!info_.read_only) ApplyLockWaitTimeout(batch_start_ms_, true);
   thread_.BeginBatch(info_.read_only ? SQLCOM_SELECT : SQLCOM_INSERT);
   Prepare(items, count);
   if (!RunLocked(items, count, /*commit_each=*/false)) {
@@ -153,7 +154,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     step.status = s;
     return step;
   }
-  oi->entry()->last_used_ms = NowMs();
+  oi->entry()->last_used_ms = batch_start_ms_;
   step.index = oi;
   return step;
 }
@@ -165,7 +166,7 @@ Status EngineExecutor::OpenIndexRequest(EngineSession* session, const Request& r
   Status s;
   TableEntry* entry = tables_.Get(r.db, r.table, &s);
   if (entry == nullptr) return s;
-  entry->last_used_ms = NowMs();
+  entry->last_used_ms = batch_start_ms_;
   auto oi = std::make_unique<OpenIndex>(entry, r.index, r.columns, r.filter_columns);
   s = oi->Resolve();
   if (!s.ok()) return s;

@@ -83,6 +83,7 @@ class EngineExecutor : public Executor {
   std::vector<std::unique_ptr<OpenIndex>> retired_;  // replaced during this batch
   uint64_t batch_number_ = 0;
   uint64_t last_idle_sweep_ms_ = 0;
+  uint64_t batch_start_ms_ = 0;             // steady clock, when Execute began
   uint32_t applied_lock_wait_timeout_ = 0;  // 0: not applied yet
   uint64_t last_lock_wait_attempt_ms_ = 0;
   String scratch_;

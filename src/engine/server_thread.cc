@@ -14,7 +14,7 @@ constexpr ulong kMetadataLockWaitSeconds = 5;
 
 }  // namespace
 
-ServerThread::ServerThread(const char* description, bool for_writes) : description_(description) {
+ServerThread::ServerThread(const char* description) : description_(description) {
   if (my_thread_init()) return;
   THD* thd = new THD(next_thread_id());
   thd->thread_stack = reinterpret_cast<char*>(&thd);
@@ -34,7 +34,6 @@ ServerThread::ServerThread(const char* description, bool for_writes) : descripti
   thd->proc_info = description_;
   server_threads.insert(thd);
   thd_ = thd;
-  (void)for_writes;
 }
 
 ServerThread::~ServerThread() {

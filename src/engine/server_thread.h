@@ -13,7 +13,7 @@ namespace rowsocket {
 class ServerThread {
  public:
   // `description` shows in SHOW PROCESSLIST's State column.
-  explicit ServerThread(const char* description, bool for_writes);
+  explicit ServerThread(const char* description);
   ~ServerThread();
   ServerThread(const ServerThread&) = delete;
   ServerThread& operator=(const ServerThread&) = delete;

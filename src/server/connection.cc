@@ -61,12 +61,8 @@ size_t Connection::ParseLines(uint32_t max_line_length) {
     char* lf = avail ? static_cast<char*>(std::memchr(begin, '\n', avail)) : nullptr;
     if (lf == nullptr) {
       if (avail >= max_line_length) {
-        // No end in sight: answer once and close; the rest of the stream cannot be
-        // framed reliably.
-        if (requests_.size() <= count) requests_.emplace_back();
-        requests_[count].Clear();
-        MakeError(&requests_[count++], Status::BadRequest("linelen"));
-        closing_ = true;
+        // No end in sight: the rest of the stream cannot be framed reliably.
+        AnswerLineTooLong(count++);
         consumed_ = in_.size();
       }
       break;
@@ -74,10 +70,7 @@ size_t Connection::ParseLines(uint32_t max_line_length) {
     size_t len = static_cast<size_t>(lf - begin);
     consumed_ += len + 1;
     if (len + 1 > max_line_length) {
-      if (requests_.size() <= count) requests_.emplace_back();
-      requests_[count].Clear();
-      MakeError(&requests_[count++], Status::BadRequest("linelen"));
-      closing_ = true;
+      AnswerLineTooLong(count++);
       break;
     }
     if (len > 0 && begin[len - 1] == '\r') --len;
@@ -100,6 +93,15 @@ void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->bytes_sent = bytes_sent_.load(std::memory_order_relaxed);
   info->connected_ms = now_ms - connected_ms_;
   info->idle_ms = now_ms - last_active_ms.load(std::memory_order_relaxed);
+}
+
+// Queues `2 1 linelen` as request `slot` and marks the connection for closing once
+// it has been answered.
+void Connection::AnswerLineTooLong(size_t slot) {
+  if (requests_.size() <= slot) requests_.emplace_back();
+  requests_[slot].Clear();
+  MakeError(&requests_[slot], Status::BadRequest("linelen"));
+  closing_ = true;
 }
 
 void Connection::ParseOne(char* line, size_t size, Request* r) {

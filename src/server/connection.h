@@ -74,6 +74,7 @@ class Connection {
  private:
   // Turns one line into a request, applying per-connection rules.
   void ParseOne(char* line, size_t size, Request* request);
+  void AnswerLineTooLong(size_t slot);
 
   int fd_;
   const uint64_t id_;
