@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing (scripts/setup-deps.sh), builds, then
 # runs the GoogleTest units and the integration tests (each starts and stops its
-# own private mariadbd) through ctest. Extra arguments go to ctest (e.g. -R find).
+# own private mariadbd) through ctest, then the AddressSanitizer job
+# (scripts/test-asan.sh; skip it with ROWSOCKET_SKIP_ASAN=1). Extra arguments go to
+# ctest (e.g. -R find).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(bash "$root/scripts/build.sh")
-cd "$build"
-ctest --output-on-failure --timeout 900 -j"$(nproc)" "$@"
+(cd "$build" && ctest --output-on-failure --timeout 900 -j"$(nproc)" "$@")
+if [ -z "${ROWSOCKET_SKIP_ASAN:-}" ]; then
+  echo "== AddressSanitizer job (scripts/test-asan.sh)"
+  bash "$root/scripts/test-asan.sh"
+fi

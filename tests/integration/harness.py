@@ -86,6 +86,21 @@ def rowsocket_plugin(options=None):
     return Plugin("rowsocket", "rowsocket.so", "rowsocket", options)
 
 
+def mariadbd_environment():
+    """The environment mariadbd runs with. ROWSOCKET_MARIADBD_PRELOAD (a library path,
+    e.g. libasan.so for an AddressSanitizer build of the plugin) is preloaded into
+    mariadbd only, never into the test process."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    preload = os.environ.get("ROWSOCKET_MARIADBD_PRELOAD")
+    if preload:
+        env["LD_PRELOAD"] = preload
+        # mariadbd itself is not instrumented: report errors in the plugin, not the
+        # allocations the server keeps for its lifetime.
+        env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1:halt_on_error=1")
+    return env
+
+
 class MariaDB:
     """A private mariadbd with its own datadir, plugin dir, socket and ports."""
 
@@ -205,7 +220,8 @@ class MariaDB:
         for path in (self.log_path, self.stderr_path):   # logs of this attempt only
             open(path, "wb").close()
         with open(self.stderr_path, "wb") as out:
-            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                         env=mariadbd_environment())
 
     def stop(self, check=True, keep_files=False):
         """SIGTERM, then wait; SIGKILL only as a last resort, which is a failure.

@@ -269,3 +269,14 @@ def test_backup_completes_while_clients_read_and_write(server, target, sql, tmp_
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               timeout=300)
     assert prepared.returncode == 0, prepared.stdout[-3000:]
+
+
+def test_sanitizer_job_really_runs_mariadbd_with_the_preloaded_runtime(server):
+    """In the AddressSanitizer job (scripts/test-asan.sh) the runtime must really be in
+    mariadbd, or the job would pass without checking anything."""
+    import os
+    preload = os.environ.get("ROWSOCKET_MARIADBD_PRELOAD")
+    if not preload:
+        pytest.skip("not the sanitizer job")
+    with open(f"/proc/{server.proc.pid}/maps") as f:
+        assert os.path.basename(preload) in f.read()

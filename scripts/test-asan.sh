@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The AddressSanitizer job: builds the plugin with -fsanitize=address into
+# build-asan/, then runs the integration suites that exercise lifecycle (INSTALL /
+# UNINSTALL under load, shutdown with hundreds of connections), bad input, limits,
+# pipelines, writes and deadlocks against a mariadbd that preloads libasan. A memory
+# error in the plugin aborts mariadbd, which fails the test that caused it.
+# (mariadbd itself is not instrumented, so leak checking is off.)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${ROWSOCKET_ASAN_BUILD_DIR:-$root/build-asan}
+bash "$root/scripts/setup-deps.sh" >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DROWSOCKET_BUILD_TESTS=OFF \
+  -DCMAKE_CXX_FLAGS="-fsanitize=address -fno-omit-frame-pointer -O1" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target rowsocket >&2
+export ROWSOCKET_PLUGIN="$build/src/plugin/rowsocket.so"
+export ROWSOCKET_MARIADBD_PRELOAD="$(gcc -print-file-name=libasan.so)"
+cd "$root/tests/integration"
+exec /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+  test_lifecycle.py test_errors.py test_pipeline.py test_safety.py test_modify.py \
+  test_types.py test_write_concurrency.py test_observability.py "$@"
