@@ -110,3 +110,33 @@ def test_max_open_indexes_applies_to_new_requests_at_once(writer, sql):
         assert writer.raw(b"P\t3\ttest\tuser\tPRIMARY\tuser_name\n") == b"0\t1\n"
     finally:
         sql.execute("SET GLOBAL rowsocket_max_open_indexes = DEFAULT")
+
+
+def test_connections_past_the_limit_are_closed_at_once_and_counted(target, sql):
+    import socket
+    for _ in range(100):   # earlier tests' connections may still be closing
+        if status(sql)["Rowsocket_connections_read"] == 0:
+            break
+        time.sleep(0.05)
+    sql.execute("SET GLOBAL rowsocket_max_connections = 3")
+    kept = []
+    try:
+        refused_before = status(sql)["Rowsocket_connections_refused"]
+        for _ in range(3):
+            c = hs.Connection(target.port)
+            c.raw(OPEN)          # served: the connection is really established
+            kept.append(c)
+        extra = socket.create_connection(("127.0.0.1", target.port), timeout=5)
+        try:
+            extra.sendall(OPEN)
+            assert extra.recv(100) == b""   # closed without an answer
+        except ConnectionResetError:
+            pass
+        finally:
+            extra.close()
+        assert status(sql)["Rowsocket_connections_refused"] == refused_before + 1
+        assert kept[0].raw(FIND) == b"0\t1\tYukari Takeba\n"   # the others keep working
+    finally:
+        for c in kept:
+            c.close()
+        sql.execute("SET GLOBAL rowsocket_max_connections = DEFAULT")
