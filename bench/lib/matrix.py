@@ -35,7 +35,7 @@ DISTURBED_OTHER_CPU_PCT = 10.0
 
 class Case:
     def __init__(self, name, title, workload="get", conns=64, depth=1, keys=1,
-                 dist="uniform", issue=True):
+                 dist="uniform", issue=True, batch=1):
         self.name = name
         self.title = title
         self.workload = workload
@@ -44,6 +44,7 @@ class Case:
         self.keys = keys
         self.dist = dist
         self.issue = issue  # one of the cases issue 4 asks for (the chart shows these)
+        self.batch = batch  # requests per round trip (rowsocket-bench --batch)
 
     def applies_to(self, target):
         """Why `target` cannot run this case, or None when it can."""
@@ -113,6 +114,8 @@ class Matrix:
                "--rows", str(self.s.rows), "--duration", str(self.s.duration),
                "--warmup", str(self.s.warmup), "--label", f"{case.name}/{target}",
                "--json", json_path, "--no-progress"]
+        if case.batch > 1:
+            cmd += ["--batch", str(case.batch)]
         if key_base is not None:
             cmd += ["--key-base", str(key_base)]
         if key_count is not None:

@@ -3,10 +3,11 @@
 One mariadbd (own datadir in a temp dir, random free ports) carries BOTH
 HandlerSocket-speaking plugins over the same tables and buffer pool: ours
 (rowsocket.so) and Debian's original (handlersocket.so). Next to it runs a private
-memcached holding the same rows. `Stack` starts both, loads the data model that
-rowsocket-bench expects (bench/src/options.h), warms the caches and stops everything
-again. It reuses tests/integration/harness.py for mariadbd, so the benchmark and the
-tests start servers the same way.
+memcached holding the same rows (unless with_memcached=False: bench/write_compare does
+without). `Stack` starts both, loads the data model that rowsocket-bench expects
+(bench/src/options.h), warms the caches and stops everything again. It reuses
+tests/integration/harness.py for mariadbd, so the benchmark and the tests start
+servers the same way.
 
 Data model: test.user (the published table: user_id INT UNSIGNED PRIMARY KEY,
 user_name, user_email, created) with rows 1..N; test.user_si, the same rows with a
@@ -113,7 +114,8 @@ class Memcached:
 class Stack:
     """mariadbd with rowsocket and the original plugin, plus memcached."""
 
-    def __init__(self, plugin_path, buffer_pool_mb, memcached_mb=1024, server_options=()):
+    def __init__(self, plugin_path, buffer_pool_mb, memcached_mb=1024, server_options=(),
+                 with_memcached=True):
         os.environ["ROWSOCKET_PLUGIN"] = plugin_path
         self.rowsocket = rowsocket_plugin()
         self.original = original_plugin()
@@ -122,16 +124,18 @@ class Stack:
             extra_args=[f"--innodb-buffer-pool-size={buffer_pool_mb}M",
                         "--max-connections=2000",
                         "--innodb-log-file-size=512M", *server_options])
-        self.memcached = Memcached(memcached_mb)
+        self.memcached = Memcached(memcached_mb) if with_memcached else None
 
     def start(self):
         self.mariadb.start()
-        self.memcached.start()
+        if self.memcached:
+            self.memcached.start()
         return self
 
     def stop(self):
         try:
-            self.memcached.stop()
+            if self.memcached:
+                self.memcached.stop()
         finally:
             self.mariadb.stop(check=False)
 
@@ -166,6 +170,11 @@ class Stack:
             self.insert_rows("user", first, last)
         self.execute("INSERT INTO test.user_si SELECT * FROM test.user")
         log(f"loaded {rows} rows into test.user and test.user_si in {time.monotonic() - t:.1f}s")
+        if self.memcached:
+            self.load_memcached(rows, log)
+
+    def load_memcached(self, rows, log=print):
+        """Stores rows 1..rows and their name groups in memcached."""
         t = time.monotonic()
         self.memcached.set_many((f"u{i}", user_row(i)) for i in range(1, rows + 1))
         groups = (rows + ROWS_PER_NAME - 1) // ROWS_PER_NAME
@@ -196,9 +205,9 @@ class Stack:
         log(f"warmed the buffer pool in {time.monotonic() - t:.1f}s")
 
     def settle(self, quiet_pct=5.0, interval=0.2, limit=20.0):
-        """Waits until mariadbd and memcached together use less than `quiet_pct` of a
-        core (InnoDB purges after write runs); returns the seconds waited."""
-        pids = [self.mariadb_pid, self.memcached.pid]
+        """Waits until mariadbd and memcached (if any) together use less than `quiet_pct`
+        of a core (InnoDB purges after write runs); returns the seconds waited."""
+        pids = [self.mariadb_pid] + ([self.memcached.pid] if self.memcached else [])
         start = time.monotonic()
         last = sum(process_cpu(p) for p in pids)
         while time.monotonic() - start < limit:
@@ -211,5 +220,7 @@ class Stack:
 
     def versions(self):
         version = self.execute("SELECT VERSION()")[0][0]
+        if not self.memcached:
+            return {"mariadb": version}
         mc = subprocess.run([MEMCACHED, "-V"], capture_output=True, text=True).stdout.strip()
         return {"mariadb": version, "memcached": mc}

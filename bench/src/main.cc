@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
   r.requests = Sum(workers, &Stats::requests);
   r.errors = Sum(workers, &Stats::errors);
   r.errors_total = Sum(workers, &Stats::errors_total);
+  r.ops_total = Sum(workers, &Stats::ops_total);
   if (begin.server_s >= 0 && end.server_s >= 0) r.server_cpu_s = end.server_s - begin.server_s;
   r.client_cpu_s = end.self_s - begin.self_s;
   r.other_cpu_s = (end.machine_busy_s - begin.machine_busy_s) - r.client_cpu_s -

@@ -38,6 +38,12 @@ std::string Check(const Options& o) {
     return "SQL cannot keep more than one request in flight per connection: use --depth 1";
   if (o.target == TargetKind::kMemcached && o.workload == Workload::kRange)
     return "memcached has no range scan";
+  if (o.batch > 1 && o.depth > 1)
+    return "--batch and --depth do not combine: a batch is the requests of one round trip";
+  if (o.batch > 1 && sql && (o.target != TargetKind::kSqlText || !IsWrite(o.workload) ||
+                             o.workload == Workload::kMix))
+    return "SQL batches are multi-row insert, update and delete statements: use --target sql "
+           "with --workload insert, update or delete";
   if (o.keys > 1 && o.workload != Workload::kGet)
     return "--keys > 1 applies to the get workload only";
   if (o.workload == Workload::kDelete && o.key_count == 0)
@@ -59,6 +65,10 @@ const char* UsageText() {
       "  --dist uniform|zipf      key distribution (default uniform); --zipf-theta X\n"
       "  --conns N --threads T --depth D   closed loop: N connections over T threads,\n"
       "                           D requests in flight each (SQL: D must be 1)\n"
+      "  --batch B                requests per round trip: HS writes B requests at once and\n"
+      "                           waits for all B answers; SQL (text; insert, update,\n"
+      "                           delete) sends one statement of B rows (INSERT of B rows,\n"
+      "                           UPDATE/DELETE ... WHERE user_id IN). qps counts rows\n"
       "  --keys K                 keys per get request (HS IN, SQL IN, memcached get)\n"
       "  --limit L                rows per range scan and index get (default 10)\n"
       "  --rows R                 existing keys are 1..R (default 1000000)\n"
@@ -139,6 +149,7 @@ std::string ParseOptions(int argc, char** argv, Options* o) {
     } else if (name == "--conns") { if (!ToInt(v, 1, 100000, &n)) return bad; o->conns = int(n);
     } else if (name == "--threads") { if (!ToInt(v, 1, 1024, &n)) return bad; o->threads = int(n);
     } else if (name == "--depth") { if (!ToInt(v, 1, 4096, &n)) return bad; o->depth = int(n);
+    } else if (name == "--batch") { if (!ToInt(v, 1, 100000, &n)) return bad; o->batch = int(n);
     } else if (name == "--keys") {
       if (!ToInt(v, 1, kMaxKeysPerRequest, &n)) return bad;
       o->keys = uint32_t(n);

@@ -55,6 +55,9 @@ struct Options {
   int conns = 8;
   int threads = 1;
   int depth = 1;              // requests in flight per connection
+  int batch = 1;              // requests per round trip: HS sends `batch` lines in one
+                              // write and waits for every answer before the next ones;
+                              // SQL sends one statement covering `batch` rows
   uint32_t keys = 1;          // keys per get request (HS IN, SQL IN, memcached multi-get)
   uint32_t limit = 10;        // rows per range scan / index get
   uint64_t rows = 1000000;    // existing keys are 1..rows

@@ -17,6 +17,8 @@ struct Result {
   uint64_t requests = 0;
   uint64_t errors = 0;           // failed requests inside the window
   uint64_t errors_total = 0;     // failed requests and lost connections, any phase
+  uint64_t ops_total = 0;        // completed (keys or requests), any phase: warm-up and
+                                 // drain included, as server-side counters see them
   std::string first_error;
   LatencyHistogram latency;      // per request, inside the window
   double server_cpu_s = -1;      // CPU the server process used in the window (-1: unknown)

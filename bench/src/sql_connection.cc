@@ -4,8 +4,14 @@
 // the other targets. The protocol allows one statement in flight per connection:
 // depth is always 1 here. Text mode sends a fresh query string per request; prepared
 // mode prepares one statement per request shape at Open and only executes after.
-// Every result is checked like the other targets check theirs (row count, keys, the
-// name asked for, rows changed). Owned and run by one Worker thread.
+// With --batch B (text mode, writes only) one statement carries B rows of distinct
+// keys: a multi-row INSERT, an UPDATE ... WHERE user_id IN (...) or a DELETE ...
+// WHERE user_id IN (...); each row counts as one request, completed when the
+// statement is. The UPDATE sets every row's user_email to "user<id>.<stamp>@..." with
+// one stamp for the statement, computed per row by CONCAT (a CASE with a branch per
+// row would cost the server a linear search per row). Every result is checked like the
+// other targets check theirs (row count, keys, the name asked for, rows changed).
+// Owned and run by one Worker thread.
 #include <mysql.h>
 #include <mysqld_error.h>
 #include <errmsg.h>
@@ -13,6 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "driver.h"
@@ -36,7 +43,7 @@ class SqlConnection : public Connection {
 
   std::string Open() override;
   int fd() const override { return fd_; }
-  size_t in_flight() const override { return busy_ ? 1 : 0; }
+  size_t in_flight() const override { return busy_ ? rows() : 0; }
   std::string Start() override;
   std::string OnEvents(uint32_t events) override;
 
@@ -44,10 +51,16 @@ class SqlConnection : public Connection {
   enum class Step { kQuery, kStore };  // executing the statement; storing its rows
 
   std::string Prepare(OpKind kind);
+  bool TakeOps(int64_t now);
   void Issue(int64_t now);
+  void CompleteAll(int64_t now, const std::string& error, size_t failed);
+  // Requests the statement in flight stands for.
+  size_t rows() const { return o_.batch > 1 ? batch_.size() : 1; }
   std::string Drive();
   std::string CheckResult(MYSQL_STMT* s);
   void BuildQuery();
+  void BuildBatchQuery();
+  void AppendRowValues(uint64_t key);
   void BindParams();
   // A client-side error (lost connection, protocol out of sync): the connection is
   // unusable. Server errors (duplicate key, lock wait timeout) fail one request only.
@@ -61,7 +74,9 @@ class SqlConnection : public Connection {
   MYSQL* mysql_ = nullptr;
   int fd_ = -1;
   MYSQL_STMT* stmts_[kShapes] = {};
-  Op op_;
+  Op op_;                  // the request in flight (with --batch: its first row)
+  std::vector<Op> batch_;  // --batch: every row of the statement in flight
+  std::unordered_set<uint64_t> batch_keys_;
   bool busy_ = false;
   Step step_ = Step::kQuery;
   bool want_write_ = false;
@@ -200,13 +215,8 @@ void SqlConnection::BuildQuery() {
       AppendUint(&q, o_.limit);
       return;
     case OpKind::kInsert:
-      q.append("INSERT INTO ").append(o_.db).append(".").append(o_.table).append(" VALUES (");
-      AppendUint(&q, op_.key);
-      q.append(",'");
-      AppendUserName(&q, NameGroupOf(op_.key));
-      q.append("','");
-      AppendUserEmail(&q, op_.key, 0);
-      q.append("','").append(kCreated).append("')");
+      q.append("INSERT INTO ").append(o_.db).append(".").append(o_.table).append(" VALUES ");
+      AppendRowValues(op_.key);
       return;
     case OpKind::kUpdate:
       q.append("UPDATE ").append(o_.db).append(".").append(o_.table).append(" SET user_email='");
@@ -218,6 +228,54 @@ void SqlConnection::BuildQuery() {
       q.append("DELETE FROM ").append(o_.db).append(".").append(o_.table).append(" WHERE user_id=");
       AppendUint(&q, op_.key);
       return;
+  }
+}
+
+// "(id,'name','email','created')": the values of a fresh row.
+void SqlConnection::AppendRowValues(uint64_t key) {
+  std::string& q = query_;
+  q.push_back('(');
+  AppendUint(&q, key);
+  q.append(",'");
+  AppendUserName(&q, NameGroupOf(key));
+  q.append("','");
+  AppendUserEmail(&q, key, 0);
+  q.append("','").append(kCreated).append("')");
+}
+
+// The one statement of a --batch request: every row of batch_.
+void SqlConnection::BuildBatchQuery() {
+  std::string& q = query_;
+  q.clear();
+  const std::string table = o_.db + "." + o_.table;
+  auto append_key_list = [&] {
+    q.append(" WHERE user_id IN (");
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      if (i) q.push_back(',');
+      AppendUint(&q, batch_[i].key);
+    }
+    q.push_back(')');
+  };
+  switch (op_.kind) {
+    case OpKind::kInsert:
+      q.append("INSERT INTO ").append(table).append(" VALUES ");
+      for (size_t i = 0; i < batch_.size(); ++i) {
+        if (i) q.push_back(',');
+        AppendRowValues(batch_[i].key);
+      }
+      return;
+    case OpKind::kUpdate:  // the value AppendUserEmail(id, stamp) makes, per row
+      q.append("UPDATE ").append(table).append(" SET user_email=CONCAT('user',user_id,'.");
+      AppendUint(&q, op_.stamp);
+      q.append("@example.com')");
+      append_key_list();
+      return;
+    case OpKind::kDelete:
+      q.append("DELETE FROM ").append(table);
+      append_key_list();
+      return;
+    default:
+      return;  // options.cc admits writes only
   }
 }
 
@@ -250,17 +308,41 @@ void SqlConnection::BindParams() {
   }
 }
 
+// The request(s) of the next statement: one op, or with --batch up to B ops of
+// distinct keys (a key twice in one UPDATE or DELETE would change one row). False
+// when nothing more is to be sent.
+bool SqlConnection::TakeOps(int64_t now) {
+  if (o_.batch <= 1) {
+    if (!worker_->NextOp(&op_)) return false;
+    op_.sent_ns = now;
+    return true;
+  }
+  batch_.clear();
+  batch_keys_.clear();
+  const size_t want = size_t(o_.batch);
+  Op op;
+  for (size_t draws = 0; batch_.size() < want && draws < 4 * want; ++draws) {
+    if (!worker_->NextOp(&op)) break;
+    if (!batch_keys_.insert(op.key).second) continue;
+    op.sent_ns = now;
+    batch_.push_back(op);
+  }
+  if (batch_.empty()) return false;
+  op_ = batch_[0];
+  return true;
+}
+
 void SqlConnection::Issue(int64_t now) {
   busy_ = false;
-  if (!worker_->NextOp(&op_)) return;
-  op_.sent_ns = now;
+  if (!TakeOps(now)) return;
   busy_ = true;
   step_ = Step::kQuery;
   if (prepared_) {
     BindParams();
     wait_ = mysql_stmt_execute_start(&ret_, stmts_[int(op_.kind)]);
   } else {
-    BuildQuery();
+    if (o_.batch > 1) BuildBatchQuery();
+    else BuildQuery();
     wait_ = mysql_real_query_start(&ret_, mysql_, query_.data(), query_.size());
   }
 }
@@ -297,6 +379,7 @@ std::string SqlConnection::Drive() {
     }
     MYSQL_STMT* s = stmts_[int(op_.kind)];
     std::string error;
+    size_t failed = 0;  // requests of the statement that failed, when error is set
     if (step_ == Step::kQuery) {
       if (ret_ != 0) {
         error = prepared_ ? mysql_stmt_error(s) : mysql_error(mysql_);
@@ -310,18 +393,31 @@ std::string SqlConnection::Drive() {
         const uint64_t changed = prepared_ ? mysql_stmt_affected_rows(s) : mysql_affected_rows(mysql_);
         if (op_.kind != OpKind::kInsert && op_.kind != OpKind::kUpdate && op_.kind != OpKind::kDelete)
           error = "a read returned no result set";
-        else if (changed != 1)
-          error = "write changed " + std::to_string(changed) + " rows, not 1";
+        else if (changed != rows())
+          error = "write changed " + std::to_string(changed) + " rows, not " +
+                  std::to_string(rows());
+        if (!error.empty() && changed < rows()) failed = rows() - size_t(changed);
       }
     } else {
       error = CheckResult(s);
       if (!error.empty() && Fatal(s)) return error;
     }
     const int64_t now = NowNs();
-    worker_->Complete(op_, now, error.empty() ? nullptr : &error);
+    CompleteAll(now, error, error.empty() ? 0 : failed ? failed : rows());
     Issue(now);
   }
   return "";
+}
+
+// Ends the request(s) of the statement that finished, the first `failed` of them
+// with `error` (a batch's statement does not say which of its rows failed).
+void SqlConnection::CompleteAll(int64_t now, const std::string& error, size_t failed) {
+  if (o_.batch <= 1) {
+    worker_->Complete(op_, now, failed ? &error : nullptr);
+    return;
+  }
+  for (size_t i = 0; i < batch_.size(); ++i)
+    worker_->Complete(batch_[i], now, i < failed ? &error : nullptr);
 }
 
 // Reads the stored result of the current request and checks it.

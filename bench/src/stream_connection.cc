@@ -2,9 +2,12 @@
 // memcached) in the closed loop. It keeps `depth` requests in flight in a FIFO ring;
 // each readable event reads once, checks every complete reply against the request it
 // answers (through the StreamProtocol), queues as many new requests as replies
-// arrived, and writes them with one write(). Owned and run by one Worker thread.
+// arrived, and writes them with one write(). With --batch B it works in round trips
+// instead: B requests in one write, and the next B only once all B are answered.
+// Owned and run by one Worker thread.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -20,7 +23,8 @@ class StreamConnection : public Connection {
  public:
   StreamConnection(Worker* worker, std::unique_ptr<StreamProtocol> protocol)
       : Connection(worker), protocol_(std::move(protocol)),
-        ring_(size_t(worker->options().depth)) {}
+        ring_(size_t(std::max(worker->options().depth, worker->options().batch))),
+        round_trips_(worker->options().batch > 1) {}
   ~StreamConnection() override {
     if (fd_ >= 0) close(fd_);
   }
@@ -52,7 +56,7 @@ class StreamConnection : public Connection {
 
  private:
   // Reads what is there, completes every request whose reply is whole, and queues
-  // one new request per completion.
+  // one new request per completion (in round trips: a full batch once all are in).
   std::string ReadAndCheck() {
     if (in_.size() - in_end_ < kReadChunk) in_.resize(in_end_ + kReadChunk);
     ssize_t n = read(fd_, &in_[in_end_], in_.size() - in_end_);
@@ -85,7 +89,8 @@ class StreamConnection : public Connection {
       in_end_ -= in_start_;
       in_start_ = 0;
     }
-    Refill(completed, now);
+    if (!round_trips_) Refill(completed, now);
+    else if (count_ == 0) Refill(ring_.size(), now);
     return "";
   }
 
@@ -119,6 +124,7 @@ class StreamConnection : public Connection {
   std::unique_ptr<StreamProtocol> protocol_;
   int fd_ = -1;
   std::vector<Op> ring_;   // requests in flight, oldest at head_
+  const bool round_trips_; // --batch: refill only when every request is answered
   size_t head_ = 0, count_ = 0;
   std::string in_;         // bytes read; unread ones are [in_start_, in_end_)
   size_t in_start_ = 0, in_end_ = 0;

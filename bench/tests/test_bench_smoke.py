@@ -93,6 +93,22 @@ def test_deleting_the_keys_an_insert_run_added_finds_every_row(stack, target):
     assert base < int(deleted["next_key"]) <= base + count, deleted
 
 
+@pytest.mark.parametrize("target", ["hs", "sql"])
+def test_batches_of_rows_insert_update_and_delete_every_row(stack, target):
+    # --batch: HS sends 50 requests per round trip, SQL one 50-row statement.
+    port = stack.rowsocket.port_wr if target == "hs" else stack.mariadb.sql_port
+    base = {"hs": 5_000_000, "sql": 6_000_000}[target]
+    common = ("--target", target, "--port", port, "--batch", 50)
+    inserted = run_bench(*common, "--workload", "insert", "--key-base", base)
+    check(inserted)
+    assert int(inserted["batch"]) == 50, inserted
+    check(run_bench(*common, "--workload", "update"))
+    count = int(inserted["next_key"]) - base
+    deleted = run_bench(*common, "--workload", "delete", "--key-base", base, "--key-count", count)
+    assert int(deleted["errors_total"]) == 0, deleted
+    assert base < int(deleted["next_key"]) <= base + count, deleted
+
+
 @pytest.mark.parametrize("target", ["sql", "sql-prepared"])
 @pytest.mark.parametrize("args", [
     ("--workload", "get"),
