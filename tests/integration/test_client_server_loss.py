@@ -6,6 +6,8 @@ answers. Every unanswered request must then be an I/O error, the connection clos
 and a Pool must refuse fast (backoff) instead of hanging.
 """
 
+import subprocess
+
 import pytest
 
 import client_tools
@@ -29,4 +31,8 @@ def doomed_server():
 def test_server_killed_mid_pipeline(doomed_server):
     client_tools.run_live_tests(doomed_server.plugins[0], "ServerLoss.*",
                                 pid=doomed_server.proc.pid)
+    try:  # the signal is sent; the process may take a moment to be gone
+        doomed_server.proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
     assert not doomed_server.alive()
