@@ -23,6 +23,18 @@ GOALS = [
 ]
 
 
+
+def title_lines(title, info, unit):
+    """A report's heading, its disturbed-run warning and its note (shared by the read
+    and the write reports)."""
+    lines = [f"# {title} {info['date']} — {info['mode']}", ""]
+    if info["disturbed"]:
+        lines += [f"**Disturbed run:** {info['disturbed_reason']} Numbers are indicative only; "
+                  f"ratios between targets are more trustworthy than absolute {unit}.", ""]
+    if info.get("note"):
+        lines += [f"Note: {info['note']}", ""]
+    return lines
+
 def k(qps):
     return f"{qps / 1000:.0f}k" if qps >= 10000 else f"{qps / 1000:.1f}k"
 
@@ -114,12 +126,7 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
     with open(json_path, "w") as f:
         json.dump({"info": info, "runs": runs}, f, indent=1)
 
-    lines = [f"# rowsocket benchmark {info['date']} — {info['mode']}", ""]
-    if info["disturbed"]:
-        lines += [f"**Disturbed run:** {info['disturbed_reason']} Numbers are indicative only; "
-                  "ratios between targets are more trustworthy than absolute qps.", ""]
-    if info.get("note"):
-        lines += [f"Note: {info['note']}", ""]
+    lines = title_lines("rowsocket benchmark", info, "qps")
     lines += [
         f"- Machine: {info['cpus']} CPUs ({info['cpu_model']}), {info['kernel']}; 1-minute load "
         f"before the run {info['load_before']:.2f}.",

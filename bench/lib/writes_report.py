@@ -14,7 +14,7 @@ import os
 import statistics
 
 import matrix
-from report import k, ratio, ratio_cell, summary_cell
+from report import k, ratio, ratio_cell, summary_cell, title_lines
 
 OPS = ["insert", "update", "delete"]
 SIDE_BY_SIDE = ["sql-batch", "sql-row", "original-1", "original-10", "rowsocket",
@@ -184,12 +184,7 @@ def every_run(runs, info):
 
 
 def header(info, runs):
-    lines = [f"# rowsocket write path {info['date']} — {info['mode']}", ""]
-    if info["disturbed"]:
-        lines += [f"**Disturbed run:** {info['disturbed_reason']} Numbers are indicative only; "
-                  "ratios between targets are more trustworthy than absolute rates.", ""]
-    if info.get("note"):
-        lines += [f"Note: {info['note']}", ""]
+    lines = title_lines("rowsocket write path", info, "rates")
     phases = "; ".join(f"`{p['name']}`: {p['title']}" for p in info["phases"])
     lines += [
         f"- Machine: {info['cpus']} CPUs ({info['cpu_model']}), {info['kernel']}; 1-minute load "
