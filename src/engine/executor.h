@@ -70,6 +70,9 @@ class EngineExecutor : public Executor {
 
   void Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
   void Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
+  int ModifyRow(const Request& r, OpenIndex* oi, bool* changed);
+  bool ChangesScannedKey(const Request& r, OpenIndex* oi);
+  int ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed);
 
   const WorkerInfo info_;
   const EngineOptions options_;
@@ -87,6 +90,7 @@ class EngineExecutor : public Executor {
   uint32_t applied_lock_wait_timeout_ = 0;  // 0: not applied yet
   uint64_t last_lock_wait_attempt_ms_ = 0;
   String scratch_;
+  std::string deferred_rows_;  // row positions of a find-and-modify done in two phases
 };
 
 }  // namespace rowsocket

@@ -112,6 +112,11 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
   const bool single_row = r.op == FindOp::kEq && nparts == key->user_defined_key_parts &&
                           (key->flags & HA_NOSAME) && !key_nullable;
   const ha_rkey_function flag = ReadFlag(r.op, nparts < key->user_defined_key_parts);
+  // Changing a column of the scanned index (or of the primary key, which every
+  // secondary index carries) moves the row within the scan, which could then meet it
+  // again. Such changes are made after the scan, on the rows it found.
+  const bool defer_changes = !single_row && ChangesScannedKey(r, oi);
+  deferred_rows_.clear();
 
   int rc = BeginScan(oi, modifying);
   if (rc != 0) return w->Error(Status::StorageCode(rc));
@@ -148,31 +153,14 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
         } else {
           if (rows_answer)
             for (Field* f : columns) WriteField(f, w, &scratch_);
-          if (modifying) {
-            bool change = true;
-            if (r.modify == ModifyOp::kDelete) {
-              rc = h->ha_delete_row(table->record[0]);
-            } else {
-              store_record(table, record[1]);
-              for (size_t i = 0; i < r.modify_values.size() && change; ++i) {
-                if (r.modify == ModifyOp::kUpdate) {
-                  if (!StoreField(columns[i], r.modify_values[i])) rc = kErrNotNull;
-                } else {
-                  change = ApplyArithmetic(columns[i], r.modify_values[i],
-                                           r.modify == ModifyOp::kDecrement);
-                }
-              }
-              if (!change) restore_record(table, record[1]);
-              if (change && rc == 0) {
-                rc = h->ha_update_row(table->record[1], table->record[0]);
-                if (rc == HA_ERR_RECORD_IS_THE_SAME) rc = 0;
-              }
-            }
+          if (defer_changes) {
+            h->position(table->record[0]);
+            deferred_rows_.append(reinterpret_cast<const char*>(h->ref), h->ref_length);
+          } else if (modifying) {
+            bool change = false;
+            rc = ModifyRow(r, oi, &change);
             if (rc != 0) break;
-            if (change) {
-              ++changed;
-              oi->entry()->written = true;
-            }
+            changed += change;
           }
           if (++taken >= r.limit) break;
         }
@@ -193,6 +181,8 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
     rc = 0;
   }
 
+  if (rc == 0 && defer_changes) rc = ModifyDeferredRows(r, oi, &changed);
+
   if (rc != 0) {
     w->Truncate(mark);
     thread_.thd()->clear_error();
@@ -209,6 +199,74 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
     w->EndRows();
   else
     w->OkWithNumber(changed);
+}
+
+// Applies the modify part of `r` to the row in record[0]. Sets *changed unless a
+// `-` would cross zero (the row is left alone). Returns a handler error or 0.
+int EngineExecutor::ModifyRow(const Request& r, OpenIndex* oi, bool* changed) {
+  TABLE* table = oi->table();
+  handler* h = table->file;
+  *changed = false;
+  int rc = 0;
+  if (r.modify == ModifyOp::kDelete) {
+    rc = h->ha_delete_row(table->record[0]);
+  } else {
+    store_record(table, record[1]);
+    bool change = true;
+    for (size_t i = 0; i < r.modify_values.size() && change && rc == 0; ++i) {
+      if (r.modify == ModifyOp::kUpdate) {
+        if (!StoreField(oi->columns()[i], r.modify_values[i])) rc = kErrNotNull;
+      } else {
+        change = ApplyArithmetic(oi->columns()[i], r.modify_values[i],
+                                 r.modify == ModifyOp::kDecrement);
+      }
+    }
+    if (!change || rc != 0) {
+      restore_record(table, record[1]);
+      return rc;
+    }
+    rc = h->ha_update_row(table->record[1], table->record[0]);
+    if (rc == HA_ERR_RECORD_IS_THE_SAME) rc = 0;
+  }
+  if (rc == 0) {
+    *changed = true;
+    oi->entry()->written = true;
+  }
+  return rc;
+}
+
+bool EngineExecutor::ChangesScannedKey(const Request& r, OpenIndex* oi) {
+  if (r.modify != ModifyOp::kUpdate && r.modify != ModifyOp::kIncrement &&
+      r.modify != ModifyOp::kDecrement)
+    return false;
+  TABLE* table = oi->table();
+  const uint pk = table->s->primary_key;
+  for (size_t i = 0; i < r.modify_values.size(); ++i) {
+    const Field* f = oi->columns()[i];
+    if (f->part_of_key.is_set(oi->key_number()) || (pk < MAX_KEY && f->part_of_key.is_set(pk)))
+      return true;
+  }
+  return false;
+}
+
+// Second phase of a find-and-modify whose changes move rows within its scan: visits
+// the rows the scan found, by position, and changes each once.
+int EngineExecutor::ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed) {
+  TABLE* table = oi->table();
+  handler* h = table->file;
+  EndScan(oi->entry());
+  int rc = h->ha_rnd_init(false);
+  if (rc != 0) return rc;
+  const size_t n = h->ref_length;
+  for (size_t at = 0; at + n <= deferred_rows_.size() && rc == 0; at += n) {
+    rc = h->ha_rnd_pos(table->record[0], reinterpret_cast<uchar*>(&deferred_rows_[at]));
+    if (rc != 0) break;
+    bool change = false;
+    rc = ModifyRow(r, oi, &change);
+    *changed += change;
+  }
+  h->ha_rnd_end();
+  return rc;
 }
 
 void EngineExecutor::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) {
