@@ -19,6 +19,7 @@
 #include "engine/engine.h"
 #include "engine/server_headers.h"
 #include "engine/open_index.h"
+#include "engine/row_undo.h"
 #include "engine/server_thread.h"
 #include "engine/table_cache.h"
 #include "protocol/response.h"
@@ -91,6 +92,7 @@ class EngineExecutor : public Executor {
   uint64_t last_lock_wait_attempt_ms_ = 0;
   String scratch_;
   std::string deferred_rows_;  // row positions of a find-and-modify done in two phases
+  RowUndo undo_;               // rows the running find-and-modify has changed
 };
 
 }  // namespace rowsocket

@@ -6,6 +6,7 @@
 
 #include "engine/executor.h"
 #include "engine/row_io.h"
+#include "server/log.h"
 
 namespace rowsocket {
 namespace {
@@ -117,6 +118,10 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
   // again. Such changes are made after the scan, on the rows it found.
   const bool defer_changes = !single_row && ChangesScannedKey(r, oi);
   deferred_rows_.clear();
+  // A request that may change several rows keeps their before-images, so that an
+  // error half-way can undo the rows it had already changed.
+  undo_.End();
+  if (modifying && !single_row) undo_.Begin(table);
 
   int rc = BeginScan(oi, modifying);
   if (rc != 0) return w->Error(Status::StorageCode(rc));
@@ -186,10 +191,19 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
   if (rc != 0) {
     w->Truncate(mark);
     thread_.thd()->clear_error();
+    if (undo_.active()) {
+      EndScan(oi->entry());
+      if (int undo_rc = undo_.Revert()) {
+        Log(LogLevel::kError, "could not undo a failed request on %s.%s (error %d)",
+            oi->entry()->db.c_str(), oi->entry()->name.c_str(), undo_rc);
+      }
+      thread_.thd()->clear_error();
+    }
     if (rc == kErrNotNull) return w->Error(Status::StorageCode(ER_BAD_NULL_ERROR));
     CountEngineError(rc);
     return w->Error(Status::StorageCode(rc));
   }
+  undo_.End();
   stats_->rows_read.Add(taken);
   if (r.modify == ModifyOp::kDelete)
     stats_->rows_deleted.Add(changed);
@@ -210,6 +224,7 @@ int EngineExecutor::ModifyRow(const Request& r, OpenIndex* oi, bool* changed) {
   int rc = 0;
   if (r.modify == ModifyOp::kDelete) {
     rc = h->ha_delete_row(table->record[0]);
+    if (rc == 0) undo_.RecordDelete();
   } else {
     store_record(table, record[1]);
     bool change = true;
@@ -227,6 +242,7 @@ int EngineExecutor::ModifyRow(const Request& r, OpenIndex* oi, bool* changed) {
     }
     rc = h->ha_update_row(table->record[1], table->record[0]);
     if (rc == HA_ERR_RECORD_IS_THE_SAME) rc = 0;
+    if (rc == 0) undo_.RecordUpdate();
   }
   if (rc == 0) {
     *changed = true;
