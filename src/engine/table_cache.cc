@@ -9,7 +9,21 @@ namespace rowsocket {
 
 TableCache::~TableCache() { CloseAll(); }
 
+namespace {
+
+// A name the server could never have given a table: empty, too long for its
+// metadata lock key (which would silently cut it), or holding a NUL byte.
+bool ImpossibleName(std::string_view name) {
+  return name.empty() || name.size() > NAME_LEN || name.find('\0') != std::string_view::npos;
+}
+
+}  // namespace
+
 TableEntry* TableCache::Get(std::string_view db, std::string_view name, Status* status) {
+  if (ImpossibleName(db) || ImpossibleName(name)) {
+    *status = Status::Storage("open_table");
+    return nullptr;
+  }
   std::string key;
   key.reserve(db.size() + name.size() + 1);
   key.append(db).push_back('\0');
