@@ -25,6 +25,10 @@ import servers
 import targets
 from db import Sql
 
+# What the server logs when crash recovery meets the half-written last event of a
+# binary log (the write a SIGKILL interrupted).
+BINLOG_TAIL_CUT_BY_CRASH = "read_log_event(): 'Event truncated'"
+
 pytestmark = targets.rowsocket_only
 
 CONNECTIONS = 16
@@ -123,7 +127,11 @@ def test_answered_inserts_survive_sigkill(binlog):
 
         server.restart()
         log = server.error_log()
-        errors = [line for line in log.splitlines() if "[ERROR]" in line]
+        # A binary log cut mid-event by SIGKILL is reported and truncated by the
+        # server's own crash recovery, exactly as after a crash under SQL load; that
+        # report is expected, any other error is not.
+        errors = [line for line in log.splitlines()
+                  if "[ERROR]" in line and BINLOG_TAIL_CUT_BY_CRASH not in line]
         assert errors == [], "errors while recovering:\n" + "\n".join(errors)
 
         sql = Sql(server)
