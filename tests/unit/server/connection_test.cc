@@ -1,0 +1,110 @@
+// Unit tests of the server layer's per-connection rules: line framing (LF, CR LF,
+// partial lines, pipelines), the line-length limit, authentication and the
+// read-only listener. A socketpair stands in for the client; no MariaDB involved.
+#include "server/connection.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "server/listener.h"
+
+namespace rowsocket {
+namespace {
+
+class ConnectionTest : public ::testing::Test {
+ protected:
+  void Open(bool read_only, std::string secret = "") {
+    listener_ = std::make_unique<Listener>(read_only ? "read" : "write", read_only, secret);
+    int fds[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    client_ = fds[0];
+    conn_ = std::make_unique<Connection>(fds[1], 1, "test", listener_.get(),
+                                         std::make_unique<Session>(), &stats_, 0);
+  }
+  void TearDown() override {
+    if (conn_) ::close(conn_->fd());
+    if (client_ >= 0) ::close(client_);
+  }
+
+  // Sends `bytes` from the client and lets the connection read and parse them.
+  size_t Feed(const std::string& bytes, uint32_t max_line = 1024) {
+    EXPECT_EQ(::write(client_, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+    char scratch[4096];
+    EXPECT_TRUE(conn_->ReadOnce(scratch, sizeof scratch));
+    size_t n = conn_->ParseLines(max_line);
+    conn_->CompactInput();
+    return n;
+  }
+
+  WorkerStats stats_;
+  std::unique_ptr<Listener> listener_;
+  std::unique_ptr<Connection> conn_;
+  int client_ = -1;
+};
+
+TEST_F(ConnectionTest, pipelined_lines_parse_in_order_and_cr_lf_is_accepted) {
+  Open(false);
+  ASSERT_EQ(Feed("0\t=\t1\t5\r\nA\t1\tx\n1\t+\t1\tv\n"), 3u);
+  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
+  EXPECT_EQ(conn_->request(0)->key[0].view(), "5");  // no CR left on the last token
+  EXPECT_EQ(conn_->request(1)->type, RequestType::kInvalid);  // no secret: A is refused
+  EXPECT_EQ(conn_->request(1)->error, Status::Unauthorized("unauth"));
+  EXPECT_EQ(conn_->request(2)->type, RequestType::kInsert);
+}
+
+TEST_F(ConnectionTest, a_partial_line_waits_for_the_rest) {
+  Open(false);
+  EXPECT_EQ(Feed("0\t=\t1"), 0u);
+  ASSERT_EQ(Feed("\t42\n"), 1u);
+  EXPECT_EQ(conn_->request(0)->key[0].view(), "42");
+}
+
+TEST_F(ConnectionTest, a_line_over_the_limit_answers_linelen_and_closes) {
+  Open(false);
+  ASSERT_EQ(Feed(std::string(100, 'x') + "\n", 64), 1u);
+  EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("linelen"));
+  EXPECT_TRUE(conn_->closing());
+}
+
+TEST_F(ConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_limit) {
+  Open(false);
+  EXPECT_EQ(Feed(std::string(40, 'x'), 64), 0u);
+  ASSERT_EQ(Feed(std::string(40, 'x'), 64), 1u);
+  EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("linelen"));
+  EXPECT_TRUE(conn_->closing());
+}
+
+TEST_F(ConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
+  Open(false, "s3cret");
+  ASSERT_EQ(Feed("0\t=\t1\t1\nA\t1\twrong\nA\t2\ts3cret\nA\t1\ts3cret\n0\t=\t1\t1\n"), 5u);
+  EXPECT_EQ(conn_->request(0)->error, Status::Unauthorized("unauth"));
+  EXPECT_EQ(conn_->request(1)->error, Status::Unauthorized("unauth"));
+  EXPECT_EQ(conn_->request(2)->error, Status::Unauthorized("authtype"));
+  EXPECT_EQ(conn_->request(3)->type, RequestType::kAuth);
+  EXPECT_EQ(conn_->request(4)->type, RequestType::kFind);
+}
+
+TEST_F(ConnectionTest, writes_on_the_read_listener_answer_readonly) {
+  Open(true);
+  ASSERT_EQ(Feed("0\t+\t1\tv\n0\t=\t1\t1\t1\t0\tD\n0\t=\t1\t1\n"), 3u);
+  EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("readonly"));
+  EXPECT_EQ(conn_->request(1)->error, Status::BadRequest("readonly"));
+  EXPECT_EQ(conn_->request(2)->type, RequestType::kFind);
+}
+
+TEST_F(ConnectionTest, answers_are_flushed_to_the_client) {
+  Open(false);
+  conn_->output()->append("0\t1\n");
+  ASSERT_TRUE(conn_->Flush());
+  EXPECT_FALSE(conn_->HasOutput());
+  char buf[16];
+  ASSERT_EQ(::read(client_, buf, sizeof buf), 4);
+  EXPECT_EQ(std::string(buf, 4), "0\t1\n");
+  EXPECT_EQ(stats_.bytes_sent.Get(), 4u);
+}
+
+}  // namespace
+}  // namespace rowsocket
