@@ -25,11 +25,6 @@ bool SameName(std::string_view a, std::string_view b) {
   return true;
 }
 
-bool IsWrite(const Request& r) {
-  return r.type == RequestType::kInsert ||
-         (r.type == RequestType::kFind && r.modify != ModifyOp::kNone);
-}
-
 bool ListContains(std::string_view list, std::string_view name) {
   while (!list.empty()) {
     size_t comma = list.find(',');
@@ -103,8 +98,8 @@ void EngineExecutor::Execute(BatchItem* items, size_t count) {
     // The storage engine rolled the batch's transaction back (deadlock): nothing
     // of it is committed. Discard its answers and run each request on its own.
     stats_->rollbacks.Add();
-    Log(LogLevel::kNotice, "batch of %zu requests rolled back (%s); retrying one by one", count,
-        "deadlock");
+    Log(LogLevel::kNotice, "batch of %zu requests rolled back by a deadlock; retrying one by one",
+        count);
     for (size_t i = count; i-- > 0;) items[i].out->resize(marks_[i]);
     RunLocked(items, count, /*commit_each=*/true);
   }
@@ -213,7 +208,7 @@ bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each)
       }
     }
     bool writes = false;
-    for (size_t i = begin; i < end && !writes; ++i) writes = steps_[i].index && IsWrite(*items[i].request);
+    for (size_t i = begin; i < end && !writes; ++i) writes = steps_[i].index && items[i].request->IsWrite();
     MYSQL_LOCK* lock = nullptr;
     bool lock_failed = false;
     if (!lock_list_.empty()) {
@@ -312,19 +307,14 @@ void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
 }
 
 void EngineExecutor::CountRequest(const Request& r) {
-  switch (r.type) {
-    case RequestType::kOpenIndex: stats_->requests_open.Add(); break;
-    case RequestType::kAuth: stats_->requests_auth.Add(); break;
-    case RequestType::kInsert: stats_->requests_insert.Add(); break;
-    case RequestType::kFind:
-      if (r.modify == ModifyOp::kNone)
-        stats_->requests_find.Add();
-      else if (r.modify == ModifyOp::kDelete)
-        stats_->requests_delete.Add();
-      else
-        stats_->requests_update.Add();
-      break;
-    case RequestType::kInvalid: break;
+  switch (KindOf(r)) {
+    case RequestKind::kOpen: stats_->requests_open.Add(); break;
+    case RequestKind::kAuth: stats_->requests_auth.Add(); break;
+    case RequestKind::kInsert: stats_->requests_insert.Add(); break;
+    case RequestKind::kFind: stats_->requests_find.Add(); break;
+    case RequestKind::kUpdate: stats_->requests_update.Add(); break;
+    case RequestKind::kDelete: stats_->requests_delete.Add(); break;
+    case RequestKind::kInvalid: break;
   }
 }
 

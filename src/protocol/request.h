@@ -90,6 +90,11 @@ struct Request {
 
   // Resets to an empty request, keeping vector capacity.
   void Clear();
+
+  // Inserts and find-and-modify requests change rows.
+  bool IsWrite() const {
+    return type == RequestType::kInsert || (type == RequestType::kFind && modify != ModifyOp::kNone);
+  }
 };
 
 // Maximum accepted decimal value for an index id (ids index a per-connection table).

@@ -20,11 +20,6 @@ constexpr size_t kKeepInputCapacity = 64 * 1024;
 // Parsed-request slots an idle connection keeps (see Trim).
 constexpr size_t kKeepRequests = 64;
 
-bool IsWrite(const Request& r) {
-  return r.type == RequestType::kInsert ||
-         (r.type == RequestType::kFind && r.modify != ModifyOp::kNone);
-}
-
 // Single-writer increment: no locked read-modify-write on the hot path.
 void Bump(std::atomic<uint64_t>* v, uint64_t n) {
   v->store(v->load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
@@ -125,7 +120,7 @@ void Connection::ParseOne(char* line, size_t size, Request* r) {
     MakeError(r, Status::Unauthorized("unauth"));
     return;
   }
-  if (listener_->read_only() && IsWrite(*r)) MakeError(r, Status::BadRequest("readonly"));
+  if (listener_->read_only() && r->IsWrite()) MakeError(r, Status::BadRequest("readonly"));
 }
 
 void Connection::Trim() {

@@ -9,6 +9,19 @@ const char* RequestKindName(RequestKind kind) {
   return kNames[static_cast<size_t>(kind)];
 }
 
+RequestKind KindOf(const Request& r) {
+  switch (r.type) {
+    case RequestType::kOpenIndex: return RequestKind::kOpen;
+    case RequestType::kAuth: return RequestKind::kAuth;
+    case RequestType::kInsert: return RequestKind::kInsert;
+    case RequestType::kInvalid: return RequestKind::kInvalid;
+    case RequestType::kFind:
+      if (r.modify == ModifyOp::kNone) return RequestKind::kFind;
+      return r.modify == ModifyOp::kDelete ? RequestKind::kDelete : RequestKind::kUpdate;
+  }
+  return RequestKind::kInvalid;
+}
+
 size_t LatencyBucket(uint64_t micros) {
   size_t b = 0;
   while (b + 1 < kLatencyBuckets && micros > kLatencyBoundsUs[b]) ++b;

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "protocol/request.h"
+
 namespace rowsocket {
 
 class Counter {
@@ -53,6 +55,8 @@ class Counter {
 enum class RequestKind : uint8_t { kOpen, kFind, kInsert, kUpdate, kDelete, kAuth, kInvalid };
 constexpr size_t kRequestKinds = 7;
 const char* RequestKindName(RequestKind kind);
+// The kind a request is counted as (U, + and - are updates).
+RequestKind KindOf(const Request& request);
 
 // Upper bounds of the latency buckets in microseconds; the last bucket is unbounded.
 constexpr uint64_t kLatencyBoundsUs[] = {10,    20,    50,     100,    200,    500,

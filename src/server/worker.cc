@@ -65,19 +65,6 @@ std::string PeerName(const sockaddr_storage& addr) {
   return host;
 }
 
-RequestKind KindOf(const Request& r) {
-  switch (r.type) {
-    case RequestType::kOpenIndex: return RequestKind::kOpen;
-    case RequestType::kAuth: return RequestKind::kAuth;
-    case RequestType::kInsert: return RequestKind::kInsert;
-    case RequestType::kInvalid: return RequestKind::kInvalid;
-    case RequestType::kFind:
-      if (r.modify == ModifyOp::kNone) return RequestKind::kFind;
-      return r.modify == ModifyOp::kDelete ? RequestKind::kDelete : RequestKind::kUpdate;
-  }
-  return RequestKind::kInvalid;
-}
-
 }  // namespace
 
 Worker::Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* factory,
