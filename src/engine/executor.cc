@@ -12,6 +12,10 @@ namespace {
 constexpr const char* kSystemSchemas[] = {"mysql", "information_schema", "performance_schema",
                                           "sys"};
 
+// Tries of a group of write requests as one transaction before it is split up
+// (see Execute).
+constexpr int kGroupAttempts = 2;
+
 uint64_t NowMs() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
@@ -94,17 +98,35 @@ void EngineExecutor::Execute(BatchItem* items, size_t count) {
   if (!info_.read_only) ApplyLockWaitTimeout(batch_start_ms_, true);
   thread_.BeginBatch(info_.read_only ? SQLCOM_SELECT : SQLCOM_INSERT);
   Prepare(items, count);
-  if (!RunLocked(items, count, /*commit_each=*/false)) {
-    // The storage engine rolled the batch's transaction back (deadlock): nothing
-    // of it is committed. Discard its answers and run each request on its own.
-    stats_->rollbacks.Add();
-    Log(LogLevel::kNotice, "batch of %zu requests rolled back by a deadlock; retrying one by one",
-        count);
-    for (size_t i = count; i-- > 0;) items[i].out->resize(marks_[i]);
-    RunLocked(items, count, /*commit_each=*/true);
+  if (!RunWithRetry(items, 0, count)) {
+    // Rolled back twice: the batch's requests collide with another transaction's.
+    // Each connection's requests run as a transaction of their own, and if even
+    // that keeps failing, each request does (one a deadlock fails is answered so).
+    for (size_t begin = 0; begin < count;) {
+      size_t end = begin + 1;
+      while (end < count && items[end].session == items[begin].session) ++end;
+      if (end - begin == count || !RunWithRetry(items, begin, end)) {
+        for (size_t i = begin; i < end; ++i) RunGroup(items, i, i + 1);
+      }
+      begin = end;
+    }
   }
   retired_.clear();
   thread_.EndBatch();
+}
+
+// If the storage engine rolls a group's transaction back (a deadlock), nothing of
+// it is committed: its answers are discarded and it runs again, since the other
+// transaction has usually gone on by then. False if it was rolled back every time.
+bool EngineExecutor::RunWithRetry(BatchItem* items, size_t begin, size_t end) {
+  for (int attempt = 1;; ++attempt) {
+    if (RunGroup(items, begin, end)) return true;
+    stats_->rollbacks.Add();
+    for (size_t i = end; i-- > begin;) items[i].out->resize(marks_[i]);
+    Log(LogLevel::kNotice, "%zu write requests rolled back by a deadlock (try %d of %d)",
+        end - begin, attempt, kGroupAttempts);
+    if (attempt == kGroupAttempts) return false;
+  }
 }
 
 void EngineExecutor::Prepare(BatchItem* items, size_t count) {
@@ -190,76 +212,70 @@ MYSQL_LOCK* EngineExecutor::LockTables(TABLE** tables, size_t n) {
   return lock;
 }
 
-bool EngineExecutor::RunLocked(BatchItem* items, size_t count, bool commit_each) {
+bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
   THD* thd = thread_.thd();
-  size_t begin = 0;
-  while (begin < count) {
-    // A normal batch is one group; after a rollback each request is its own.
-    size_t end = commit_each ? begin + 1 : count;
-    lock_list_.clear();
-    locked_entries_.clear();
-    ++batch_number_;
-    for (size_t i = begin; i < end; ++i) {
-      TableEntry* e = steps_[i].index ? steps_[i].index->entry() : nullptr;
-      if (e != nullptr && e->batch_mark != batch_number_) {
-        e->batch_mark = batch_number_;
-        lock_list_.push_back(e->table);
-        locked_entries_.push_back(e);
-      }
+  lock_list_.clear();
+  locked_entries_.clear();
+  ++batch_number_;
+  for (size_t i = begin; i < end; ++i) {
+    TableEntry* e = steps_[i].index ? steps_[i].index->entry() : nullptr;
+    if (e != nullptr && e->batch_mark != batch_number_) {
+      e->batch_mark = batch_number_;
+      lock_list_.push_back(e->table);
+      locked_entries_.push_back(e);
     }
-    bool writes = false;
-    for (size_t i = begin; i < end && !writes; ++i) writes = steps_[i].index && items[i].request->IsWrite();
-    MYSQL_LOCK* lock = nullptr;
-    bool lock_failed = false;
-    if (!lock_list_.empty()) {
-      lock_failed = writes && !AcquireBackupProtection();
-      if (!lock_failed) lock = LockTables(lock_list_.data(), lock_list_.size());
-      lock_failed = lock == nullptr;
-    }
-    if (lock != nullptr && !info_.read_only) BeginWriteStatement(lock);
-    for (size_t i = begin; i < end; ++i) {
-      marks_[i] = items[i].out->size();
-      if (lock_failed && steps_[i].index) {
-        ResponseWriter(items[i].out).Error(Status::Storage("lock_tables"));
-      } else {
-        Answer(items[i], steps_[i]);
-      }
-    }
-    for (TableEntry* e : locked_entries_) EndScan(e);
-    if (lock != nullptr) {
-      if (!info_.read_only) EndWriteStatement();
-      bool rolled_back = thd->transaction_rollback_request;
-      if (rolled_back) {
-        // The engine already undid the whole transaction; end it on the server's side
-        // too (this also clears the rollback request, so the retry can commit).
-        trans_rollback_stmt(thd);
-        trans_rollback_implicit(thd);
-      } else if (trans_commit_stmt(thd)) {
-        // The commit failed: nothing the group wrote is durable. Say so.
-        Log(LogLevel::kError, "commit failed; answering %zu requests with errors", end - begin);
-        for (size_t i = end; i-- > begin;) items[i].out->resize(marks_[i]);
-        for (size_t i = begin; i < end; ++i)
-          ResponseWriter(items[i].out).Error(steps_[i].index ? Status::Storage("commit") : steps_[i].status);
-        thd->clear_error();
-      } else if (!info_.read_only) {
-        stats_->commits.Add();
-        InvalidateQueryCache();
-      }
-      for (TableEntry* e : locked_entries_) e->written = false;
-      thd->lock = nullptr;
-      mysql_unlock_tables(thd, lock);
-      // What SQL does when it closes a statement's tables: forget per-statement
-      // handler state (the row-logging decision above all). Reads have none to forget.
-      if (!info_.read_only)
-        for (TABLE* t : lock_list_) t->file->ha_reset();
-      if (rolled_back && !commit_each) {
-        thd->mdl_context.release_statement_locks();
-        return false;
-      }
-    }
-    thd->mdl_context.release_statement_locks();
-    begin = end;
   }
+  bool writes = false;
+  for (size_t i = begin; i < end && !writes; ++i) writes = steps_[i].index && items[i].request->IsWrite();
+  MYSQL_LOCK* lock = nullptr;
+  bool lock_failed = false;
+  if (!lock_list_.empty()) {
+    lock_failed = writes && !AcquireBackupProtection();
+    if (!lock_failed) lock = LockTables(lock_list_.data(), lock_list_.size());
+    lock_failed = lock == nullptr;
+  }
+  if (lock != nullptr && !info_.read_only) BeginWriteStatement(lock);
+  for (size_t i = begin; i < end; ++i) {
+    marks_[i] = items[i].out->size();
+    if (lock_failed && steps_[i].index) {
+      ResponseWriter(items[i].out).Error(Status::Storage("lock_tables"));
+    } else {
+      Answer(items[i], steps_[i]);
+    }
+  }
+  for (TableEntry* e : locked_entries_) EndScan(e);
+  if (lock != nullptr) {
+    if (!info_.read_only) EndWriteStatement();
+    bool rolled_back = thd->transaction_rollback_request;
+    if (rolled_back) {
+      // The engine already undid the whole transaction; end it on the server's side
+      // too (this also clears the rollback request, so the retry can commit).
+      trans_rollback_stmt(thd);
+      trans_rollback_implicit(thd);
+    } else if (trans_commit_stmt(thd)) {
+      // The commit failed: nothing the group wrote is durable. Say so.
+      Log(LogLevel::kError, "commit failed; answering %zu requests with errors", end - begin);
+      for (size_t i = end; i-- > begin;) items[i].out->resize(marks_[i]);
+      for (size_t i = begin; i < end; ++i)
+        ResponseWriter(items[i].out).Error(steps_[i].index ? Status::Storage("commit") : steps_[i].status);
+      thd->clear_error();
+    } else if (!info_.read_only) {
+      stats_->commits.Add();
+      InvalidateQueryCache();
+    }
+    for (TableEntry* e : locked_entries_) e->written = false;
+    thd->lock = nullptr;
+    mysql_unlock_tables(thd, lock);
+    // What SQL does when it closes a statement's tables: forget per-statement
+    // handler state (the row-logging decision above all). Reads have none to forget.
+    if (!info_.read_only)
+      for (TABLE* t : lock_list_) t->file->ha_reset();
+    if (rolled_back) {
+      thd->mdl_context.release_statement_locks();
+      return false;
+    }
+  }
+  thd->mdl_context.release_statement_locks();
   return true;
 }
 

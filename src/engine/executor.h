@@ -6,8 +6,9 @@
 // then all tables the batch touches are locked at once, the requests run in order,
 // and the batch ends with one commit (one statement for reads, one transaction for
 // writes) before any answer leaves. If the storage engine rolls the transaction
-// back (a deadlock), the answers are discarded and the batch runs again with one
-// transaction per request, so that every answer tells the truth about its request.
+// back (a deadlock), the answers are discarded and the batch runs again: whole
+// once more, then one transaction per connection, then per request; every answer
+// tells the truth about its request.
 //
 // Created, used and destroyed on its worker's thread.
 #pragma once
@@ -53,9 +54,10 @@ class EngineExecutor : public Executor {
   Status OpenIndexRequest(EngineSession* session, const Request& r);
   bool SchemaAllowed(std::string_view db) const;
 
-  // Runs items in order with their tables locked; returns false if the storage
-  // engine rolled the transaction back.
-  bool RunLocked(BatchItem* items, size_t count, bool commit_each);
+  // Runs items[begin..end) in order with their tables locked, as one statement
+  // (reads) or transaction (writes); false if the storage engine rolled it back.
+  bool RunGroup(BatchItem* items, size_t begin, size_t end);
+  bool RunWithRetry(BatchItem* items, size_t begin, size_t end);
   MYSQL_LOCK* LockTables(TABLE** tables, size_t n);
   bool AcquireBackupProtection();
   void BeginWriteStatement(MYSQL_LOCK* lock);

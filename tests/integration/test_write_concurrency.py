@@ -58,12 +58,13 @@ def hot(sql, tables):
     """test.hot with rows k = 1..HOT_ROWS, n = 0; no transaction left open."""
     sql.refill("hot", [(k, 0) for k in range(1, HOT_ROWS + 1)])
     yield
-    assert open_transactions(sql) == [], "a transaction was left open"
+    wait_for(lambda: open_transactions(sql) == [], "every transaction to end (one was left open)",
+             interval=TRX_POLL)
 
 
 # -- helpers -------------------------------------------------------------------------
 
-def wait_for(predicate, what, timeout=LIVENESS):
+def wait_for(predicate, what, timeout=LIVENESS, interval=0.01):
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -71,7 +72,12 @@ def wait_for(predicate, what, timeout=LIVENESS):
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"still waiting after {timeout}s for {what}")
-        time.sleep(0.01)
+        time.sleep(interval)
+
+
+# InnoDB refreshes information_schema.innodb_trx only when it was last read more
+# than 0.1 s ago: poll it more slowly than that, or it never changes.
+TRX_POLL = 0.15
 
 
 def busy_writers(sql):
@@ -155,7 +161,8 @@ def wait_until_nothing_is_left(sql, connections_before):
     does only once the batch in hand is done), then until InnoDB has no transaction."""
     wait_for(lambda: status(sql, "Rowsocket_connections_write") == connections_before,
              "rowsocket to close the vanished client's connection")
-    wait_for(lambda: open_transactions(sql) == [], "information_schema.innodb_trx to be empty")
+    wait_for(lambda: open_transactions(sql) == [], "information_schema.innodb_trx to be empty",
+             interval=TRX_POLL)
 
 
 def writer_on(target, table="hot", columns=("n",)):
@@ -417,8 +424,8 @@ def test_deadlock_between_rowsocket_and_sql_answers_truthfully(server, target, s
     """SQL holds row 1 and then wants row 2; a rowsocket batch holds row 2 and wants
     row 1. InnoDB rolls back the lighter transaction; the other side is made heavy
     (80 more rows changed first) to steer the choice. If SQL is rolled back, it gets
-    error 1213 and rowsocket commits; if rowsocket's batch is, the batch is re-run one
-    request per transaction and still answers `0 1 1` each. Either way SQL shows
+    error 1213 and rowsocket commits; if rowsocket's batch is, the batch runs again
+    (as one transaction: one commit) and still answers `0 1 1` each. Either way SQL shows
     exactly what the answers say, and the worker keeps committing afterwards."""
     heavy = list(range(100, 180))
     requests = [(2, 1), (1, 1), (3, 1)]
@@ -427,6 +434,7 @@ def test_deadlock_between_rowsocket_and_sql_answers_truthfully(server, target, s
     for attempt in range(ATTEMPTS):
         sql.refill("hot", [(k, 0) for k in range(1, HOT_ROWS + 1)])
         deadlocks_before = status(sql, "Rowsocket_deadlocks")
+        commits_before = status(sql, "Rowsocket_commits")
         holder = RowHolder(server)
         try:
             if victim == "rowsocket":
@@ -456,6 +464,7 @@ def test_deadlock_between_rowsocket_and_sql_answers_truthfully(server, target, s
                     assert ("rowsocket" if rowsocket_victim else "sql") == victim, \
                         "InnoDB rolled back the other transaction than the test steered"
                     assert answers == [OK1] * len(requests), answers
+                    assert status(sql, "Rowsocket_commits") - commits_before == 1
                     assert_writes_still_land(sql, [conn])
                     return
         finally:
@@ -468,9 +477,9 @@ def test_deadlock_between_two_write_workers_answers_truthfully(target, sql, hot,
     """SQL holds row 3. Batch A = [row 1, row 3 (x3), row 2] takes row 1 and waits
     for row 3; batch B = [row 2, row 1], on another worker, takes row 2 and waits for
     A's row 1. SQL then lets row 3 go and A wants B's row 2: a deadlock between two
-    rowsocket workers. The victim's batch is re-run one request per transaction:
-    every request on rows 1 and 2 answers `0 1 1`, and SQL shows exactly the
-    increments answered. (A asks for row 3 three times so that its worker is still
+    rowsocket workers. The victim's batch runs again, whole, once the other has
+    committed: two commits in all, every request on rows 1 and 2 answers `0 1 1`,
+    and SQL shows exactly the increments answered. (A asks for row 3 three times so that its worker is still
     waiting, not timed out, when B is in place.)"""
     requests_a = [(1, 1), (3, 10), (3, 10), (3, 10), (2, 1)]
     requests_b = [(2, 100), (1, 1000)]
@@ -481,6 +490,7 @@ def test_deadlock_between_two_write_workers_answers_truthfully(target, sql, hot,
         holder = RowHolder(server)
         try:
             holder.lock("hot", 3)
+            commits_before = status(sql, "Rowsocket_commits")
             with writer_on(target) as a:
                 a.send_lines([increment(k, by) for k, by in requests_a])
                 wait_for(lambda: busy_writers(sql) == 1, "batch A to wait for row 3")
@@ -496,6 +506,8 @@ def test_deadlock_between_two_write_workers_answers_truthfully(target, sql, hot,
                     if deadlocks:
                         assert deadlocks == 1
                         assert status(sql, "Rowsocket_rollbacks") - rollbacks_before == 1
+                        assert status(sql, "Rowsocket_commits") - commits_before == 2, \
+                            "the victim's batch was not run again as one transaction"
                         assert [answers_a[0], answers_a[-1]] == [OK1, OK1], answers_a
                         assert answers_b == [OK1, OK1], answers_b
                         assert_writes_still_land(sql, [a, b])
@@ -504,3 +516,49 @@ def test_deadlock_between_two_write_workers_answers_truthfully(target, sql, hot,
             holder.close()
     pytest.fail(f"no deadlock in {ATTEMPTS} attempts: each time a rowsocket request "
                 f"timed out before the cycle closed (machine too slow?)")
+
+
+def test_batch_rolled_back_twice_runs_one_request_per_transaction(server, target, sql, hot):
+    """A batch [row 3, row 2, row 1] is made the deadlock victim twice in a row (the
+    SQL side is heavier): first while it waits for row 1, then, run again whole,
+    while it waits for row 2. The third run is one request per transaction: three
+    commits, every answer `0 1 1` once SQL lets go, and SQL shows exactly that."""
+    heavy = list(range(100, 180))
+    requests = [(3, 1), (2, 1), (1, 1)]
+    for attempt in range(ATTEMPTS):
+        sql.refill("hot", [(k, 0) for k in range(1, HOT_ROWS + 1)])
+        deadlocks_before = status(sql, "Rowsocket_deadlocks")
+        rollbacks_before = status(sql, "Rowsocket_rollbacks")
+        commits_before = status(sql, "Rowsocket_commits")
+        holder = RowHolder(server)
+        try:
+            holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k BETWEEN 100 AND 179")
+            holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 1")
+            with writer_on(target) as conn:
+                conn.send_lines([increment(k, by) for k, by in requests])
+                wait_for(lambda: busy_writers(sql) == 1, "the batch to wait for row 1")
+                # The cycle: SQL wants row 2, which the batch holds.
+                holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 2")
+                if status(sql, "Rowsocket_deadlocks") == deadlocks_before:
+                    continue  # the batch had timed out on row 1 instead: try again
+                # The re-run takes row 3 at once and waits for row 2 (SQL's now). The
+                # processlist cannot tell that from the first run: ask InnoDB.
+                time.sleep(TRX_POLL)
+                wait_for(lambda: any(t[1] == "LOCK WAIT" for t in open_transactions(sql)),
+                         "the re-run to wait for row 2", interval=TRX_POLL)
+                holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 3")
+                if status(sql, "Rowsocket_deadlocks") - deadlocks_before != 2:
+                    continue
+                holder.commit()
+                answers = [conn.read_answer() for _ in requests]
+                base = {k: 100 for k, _ in requests}
+                check_truth(sql, requests, answers, base)
+                assert answers == [OK1] * len(requests), answers
+                assert status(sql, "Rowsocket_rollbacks") - rollbacks_before == 2
+                assert status(sql, "Rowsocket_commits") - commits_before == len(requests)
+                assert_writes_still_land(sql, [conn])
+                return
+        finally:
+            holder.close()
+    pytest.fail(f"no double deadlock in {ATTEMPTS} attempts: each time the rowsocket "
+                f"request timed out before SQL closed the cycle (machine too slow?)")
