@@ -235,12 +235,16 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
     lock_failed = lock == nullptr;
   }
   if (lock != nullptr && !info_.read_only) BeginWriteStatement(lock);
-  for (size_t i = begin; i < end; ++i) {
-    marks_[i] = items[i].out->size();
-    if (lock_failed && steps_[i].index) {
-      ResponseWriter(items[i].out).Error(Status::Storage("lock_tables"));
-    } else {
-      Answer(items[i], steps_[i]);
+  if (!lock_failed && PlanLockOrder(items, begin, end)) {
+    AnswerInLockOrder(items, begin, end);
+  } else {
+    for (size_t i = begin; i < end; ++i) {
+      marks_[i] = items[i].out->size();
+      if (lock_failed && steps_[i].index) {
+        ResponseWriter(items[i].out).Error(Status::Storage("lock_tables"));
+      } else {
+        Answer(items[i], steps_[i]);
+      }
     }
   }
   for (TableEntry* e : locked_entries_) EndScan(e);

@@ -58,6 +58,9 @@ class EngineExecutor : public Executor {
   // (reads) or transaction (writes); false if the storage engine rolled it back.
   bool RunGroup(BatchItem* items, size_t begin, size_t end);
   bool RunWithRetry(BatchItem* items, size_t begin, size_t end);
+  // Lock order (lock_order.cc): runs a group of single-row writes in key order.
+  bool PlanLockOrder(BatchItem* items, size_t begin, size_t end);
+  void AnswerInLockOrder(BatchItem* items, size_t begin, size_t end);
   MYSQL_LOCK* LockTables(TABLE** tables, size_t n);
   bool AcquireBackupProtection();
   void BeginWriteStatement(MYSQL_LOCK* lock);
@@ -95,6 +98,16 @@ class EngineExecutor : public Executor {
   String scratch_;
   std::string deferred_rows_;  // row positions of a find-and-modify done in two phases
   RowUndo undo_;               // rows the running find-and-modify has changed
+  // The lock order of the group being run (see PlanLockOrder).
+  struct KeySlot {
+    uint32_t item;              // position in the batch
+    OpenIndex* index;           // null: the request touches no row
+    size_t offset;              // its key in lock_keys_
+    uint32_t length;            // 0: no key (touches no row)
+  };
+  std::vector<KeySlot> key_slots_;
+  std::string lock_keys_;
+  std::vector<std::string> lock_answers_;
 };
 
 }  // namespace rowsocket

@@ -35,7 +35,7 @@ struct ServerConfig {
   int sndbuf = 0;              // 0: the kernel's default
   int rcvbuf = 0;
   uint32_t readsize = 65536;   // bytes asked from the socket per read
-  uint32_t accept_balance = 0; // see Worker::ShouldAccept
+  uint32_t accept_balance = 0; // accepted for compatibility; workers balance by load
 };
 
 }  // namespace rowsocket

@@ -2,7 +2,8 @@
 // every connection accepted on it shares: read-only or not, its secret, its limit.
 //
 // Opened and closed by Server on the plugin's thread; its fd is watched by all of
-// the listener's workers at once (EPOLLEXCLUSIVE wakes one of them per event).
+// the listener's workers at once (EPOLLEXCLUSIVE wakes one of them per event; that
+// one accepts and passes each connection on to the least loaded worker).
 // `connections` is updated by the workers; everything else is immutable while
 // workers run.
 #pragma once
@@ -10,8 +11,11 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace rowsocket {
+
+class Worker;
 
 class Listener {
  public:
@@ -33,8 +37,13 @@ class Listener {
   const std::string& secret() const { return secret_; }
   const std::string& port() const { return port_; }
 
-  // Connections currently open on this listener (for the per-listener limit).
+  // Connections currently open on this listener (for the per-listener limit),
+  // counted from the moment they are accepted.
   std::atomic<uint32_t> connections{0};
+
+  // The listener's workers, set by Server before any of them starts; a worker that
+  // accepts a connection hands it to the least loaded of them.
+  std::vector<Worker*> workers;
 
  private:
   const char* name_;

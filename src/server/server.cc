@@ -25,11 +25,14 @@ bool Server::StartListener(const ListenerConfig& lc, const char* name, std::stri
   if (!listener->Open(config_.address, lc.port, config_.backlog, error)) return false;
   Listener* l = listener.get();
   listeners_.push_back(std::move(listener));  // outlives its workers (Stop joins first)
+  const size_t first = workers_.size();
   for (int i = 0; i < lc.threads; ++i) {
     WorkerInfo info{static_cast<int>(workers_.size()), lc.read_only, name, nullptr};
-    auto worker = std::make_unique<Worker>(info, l, factory_, config_, tunables_);
-    if (!worker->Start(error)) return false;
-    workers_.push_back(std::move(worker));
+    workers_.push_back(std::make_unique<Worker>(info, l, factory_, config_, tunables_));
+    l->workers.push_back(workers_.back().get());
+  }
+  for (size_t i = first; i < workers_.size(); ++i) {
+    if (!workers_[i]->Start(error)) return false;
   }
   Log(LogLevel::kInfo, "%s listener on %s:%s with %d worker%s", name, config_.address.c_str(),
       lc.port.c_str(), lc.threads, lc.threads == 1 ? "" : "s");

@@ -74,18 +74,22 @@ Worker::Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* fact
       factory_(factory),
       config_(config),
       tunables_(tunables),
-      read_buffer_(config.readsize) {}
+      read_buffer_(config.readsize) {
+  // Made here, not in Start: other workers may pass connections on (Adopt) as soon
+  // as the first worker of the listener runs.
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
 
 Worker::~Worker() {
   Stop();
   Join();
+  for (const Adoptee& a : inbox_) ::close(a.fd);  // passed on while it stopped
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
 bool Worker::Start(std::string* error) {
-  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (epoll_fd_ < 0 || wake_fd_ < 0) {
     *error = std::string("epoll/eventfd: ") + std::strerror(errno);
     return false;
@@ -131,9 +135,16 @@ void Worker::Run() {
   std::unique_ptr<Executor> executor = factory_->Create(info_);
   started_.set_value(executor != nullptr);
   if (!executor) return;
+  AdoptConnections(executor.get());  // passed on before this thread ran
   Loop(executor.get());
   // Sessions hold engine state: drop them while the executor still exists.
   while (!connections_.empty()) CloseConnection(connections_.back().get());
+  std::lock_guard<std::mutex> lock(inbox_mutex_);
+  for (const Adoptee& a : inbox_) {
+    ::close(a.fd);
+    listener_->connections.fetch_sub(1);
+  }
+  inbox_.clear();
   executor.reset();
 }
 
@@ -154,6 +165,7 @@ void Worker::Loop(Executor* executor) {
         uint64_t v;
         ssize_t ignored = ::read(wake_fd_, &v, sizeof v);
         (void)ignored;
+        AdoptConnections(executor);
       } else if (tag == kListenerTag) {
         accept = true;
       } else {
@@ -249,10 +261,56 @@ void Worker::Accept(Executor* executor) {
       ::close(fd);
       continue;
     }
-    AddConnection(fd, PeerName(peer), executor);
+    listener_->connections.fetch_add(1);
+    Worker* target = LeastLoaded();
+    if (target == this) {
+      AddConnection(fd, PeerName(peer), executor);
+    } else {
+      target->Adopt(fd, PeerName(peer));
+    }
   }
 }
 
+// The kernel wakes one idle worker per new connection, often the same one: left
+// there, connections that arrive together (a client's pool) would share a worker
+// while the others idle. Each goes to the worker with the fewest, this one on a tie.
+Worker* Worker::LeastLoaded() {
+  Worker* best = this;
+  size_t best_load = load();
+  for (Worker* w : listener_->workers) {
+    const size_t l = w->load();
+    if (l < best_load) {
+      best = w;
+      best_load = l;
+    }
+  }
+  return best;
+}
+
+void Worker::Adopt(int fd, std::string peer) {
+  {
+    std::lock_guard<std::mutex> lock(inbox_mutex_);
+    inbox_.push_back({fd, std::move(peer)});
+    adopting_.fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t one = 1;
+  ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
+  (void)ignored;
+}
+
+void Worker::AdoptConnections(Executor* executor) {
+  std::vector<Adoptee> arrived;
+  {
+    std::lock_guard<std::mutex> lock(inbox_mutex_);
+    arrived.swap(inbox_);
+  }
+  for (Adoptee& a : arrived) {
+    AddConnection(a.fd, std::move(a.peer), executor);
+    adopting_.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
+// Takes over an accepted connection (already counted on the listener).
 void Worker::AddConnection(int fd, std::string peer, Executor* executor) {
   int on = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
@@ -267,9 +325,9 @@ void Worker::AddConnection(int fd, std::string peer, Executor* executor) {
   if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) {
     Log(LogLevel::kWarning, "epoll_ctl(add): %s", std::strerror(errno));
     ::close(fd);
+    listener_->connections.fetch_sub(1);
     return;
   }
-  listener_->connections.fetch_add(1);
   stats_.connections_total.Add();
   std::lock_guard<std::mutex> lock(connections_mutex_);
   connections_.push_back(std::move(c));

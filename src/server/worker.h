@@ -43,6 +43,10 @@ class Worker {
 
   // Connections this worker holds now (any thread may read it).
   size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
+  // The same plus those passed on to it that it has not taken over yet.
+  size_t load() const { return connection_count() + adopting_.load(std::memory_order_relaxed); }
+  // Passes an accepted connection on to this worker (any thread).
+  void Adopt(int fd, std::string peer);
   const WorkerStats& stats() const { return stats_; }
   // Appends a description of every connection (any thread).
   void DescribeConnections(std::vector<ConnectionInfo>* out) const;
@@ -53,6 +57,8 @@ class Worker {
   void Loop(Executor* executor);
   void Accept(Executor* executor);
   void AddConnection(int fd, std::string peer, Executor* executor);
+  Worker* LeastLoaded();
+  void AdoptConnections(Executor* executor);
   void RecordLatency(Connection* c, uint64_t micros);
   void CloseConnection(Connection* c);
   void ServeTurn(Executor* executor, Connection** ready, size_t count);
@@ -69,9 +75,18 @@ class Worker {
   std::thread thread_;
   std::promise<bool> started_;  // set by Run once the executor exists (or failed)
   int epoll_fd_ = -1;
-  int wake_fd_ = -1;          // eventfd: Stop() writes to it
+  int wake_fd_ = -1;          // eventfd: Stop() and Adopt() write to it
   std::atomic<bool> stop_{false};
   std::atomic<size_t> connection_count_{0};
+
+  // Connections other workers accepted for this one (Adopt).
+  struct Adoptee {
+    int fd;
+    std::string peer;
+  };
+  std::mutex inbox_mutex_;
+  std::vector<Adoptee> inbox_;
+  std::atomic<size_t> adopting_{0};
 
   // Guards the list (not the connections' work): the worker changes it on accept and
   // close; information_schema reads it from other threads.

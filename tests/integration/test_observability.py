@@ -140,3 +140,23 @@ def test_connections_past_the_limit_are_closed_at_once_and_counted(target, sql):
         for c in kept:
             c.close()
         sql.execute("SET GLOBAL rowsocket_max_connections = DEFAULT")
+
+
+def test_connections_are_spread_evenly_over_the_workers(target, sql):
+    """Connections that arrive one after another on an idle server (a client's pool
+    starting up) are each handed to the worker with the fewest, so the pool does
+    not end up on the one worker the kernel happens to wake."""
+    workers = int(sql.value("SELECT @@rowsocket_threads")) or \
+        int(sql.value("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                      "WHERE STATE = 'rowsocket: read worker'"))
+    conns = [hs.Connection(target.port) for _ in range(4 * workers)]
+    try:
+        for c in conns:
+            c.raw(OPEN)  # answered: its worker has taken it over
+        counts = [int(n) for (n,) in sql.rows(
+            "SELECT COUNT(*) FROM information_schema.ROWSOCKET_CONNECTIONS "
+            "WHERE LISTENER = 'read' GROUP BY WORKER")]
+        assert len(counts) == workers and max(counts) - min(counts) <= 1, counts
+    finally:
+        for c in conns:
+            c.close()

@@ -109,6 +109,15 @@ def increment(k, by=1):
     return [1, "=", 1, k, 1, 0, "+", by]
 
 
+def in_request_order(requests):
+    """`+` lines for (key, amount) pairs, the first asked as `>=` with LIMIT 1: the same
+    row, but not a single-row key lookup, so the batch takes its row locks in
+    request order (see the lock order tests), which a deadlock set-up relies on."""
+    lines = [increment(k, by) for k, by in requests]
+    lines[0][1] = ">="
+    return lines
+
+
 def has_answer(conn):
     """True when an answer byte has arrived on `conn`, without waiting for one."""
     if conn.buf:
@@ -441,7 +450,7 @@ def test_deadlock_between_rowsocket_and_sql_answers_truthfully(server, target, s
                 holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k BETWEEN 100 AND 179")
             holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 1")
             with writer_on(target) as conn:
-                conn.send_lines([increment(k, by) for k, by in requests])
+                conn.send_lines(in_request_order(requests))
                 wait_for(lambda: busy_writers(sql) == 1, "the rowsocket batch to wait for row 1")
                 try:
                     holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 2")
@@ -492,10 +501,10 @@ def test_deadlock_between_two_write_workers_answers_truthfully(target, sql, hot,
             holder.lock("hot", 3)
             commits_before = status(sql, "Rowsocket_commits")
             with writer_on(target) as a:
-                a.send_lines([increment(k, by) for k, by in requests_a])
+                a.send_lines(in_request_order(requests_a))
                 wait_for(lambda: busy_writers(sql) == 1, "batch A to wait for row 3")
                 with writer_on(target) as b:
-                    b.send_lines([increment(k, by) for k, by in requests_b])
+                    b.send_lines(in_request_order(requests_b))
                     wait_for(lambda: busy_writers(sql) == 2, "batch B to wait for row 1")
                     holder.commit()
                     answers_a = [a.read_answer() for _ in requests_a]
@@ -535,7 +544,7 @@ def test_batch_rolled_back_twice_runs_one_request_per_transaction(server, target
             holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k BETWEEN 100 AND 179")
             holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 1")
             with writer_on(target) as conn:
-                conn.send_lines([increment(k, by) for k, by in requests])
+                conn.send_lines(in_request_order(requests))
                 wait_for(lambda: busy_writers(sql) == 1, "the batch to wait for row 1")
                 # The cycle: SQL wants row 2, which the batch holds.
                 holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 2")
@@ -562,3 +571,84 @@ def test_batch_rolled_back_twice_runs_one_request_per_transaction(server, target
             holder.close()
     pytest.fail(f"no double deadlock in {ATTEMPTS} attempts: each time the rowsocket "
                 f"request timed out before SQL closed the cycle (machine too slow?)")
+
+
+# -- lock order ------------------------------------------------------------------------
+#
+# A group of requests that each touch one row by a whole unique key runs in key order
+# (the answers still in request order), so that write workers never take the same
+# rows' locks in opposite orders. What one connection asks must still happen in the
+# order it asked.
+
+def worker_of(sql, conn):
+    """The rowsocket worker that serves `conn` (information_schema.ROWSOCKET_CONNECTIONS)."""
+    peer = "%s:%d" % conn.sock.getsockname()[:2]
+    return int(sql.value("SELECT WORKER FROM information_schema.ROWSOCKET_CONNECTIONS "
+                         "WHERE PEER = %s", (peer,)))
+
+
+def test_pipelines_in_opposite_key_orders_on_two_workers_do_not_deadlock(server, target, sql,
+                                                                          hot):
+    """Two connections on different write workers send the same 150 increments, one
+    in ascending and one in descending key order, while SQL holds the middle row, so
+    that both batches are inside at once. Taken in request order their locks would
+    cross at the middle (a deadlock as soon as SQL lets go); taken in key order the
+    second batch just waits for the first: no deadlock, every answer `0 1 1`, every
+    row increased by both."""
+    keys = list(range(1, 151))
+    conns = [writer_on(target)]
+    holder = RowHolder(server)
+    try:
+        while True:  # a connection goes to the worker with the fewest
+            conns.append(writer_on(target))
+            if worker_of(sql, conns[-1]) != worker_of(sql, conns[0]):
+                break
+            assert len(conns) < 10, "every connection landed on the same write worker"
+        up, down = conns[0], conns[-1]
+        deadlocks_before = status(sql, "Rowsocket_deadlocks")
+        holder.lock("hot", 75)
+        up.send_lines([increment(k) for k in keys])
+        down.send_lines([increment(k) for k in reversed(keys)])
+        wait_for(lambda: busy_writers(sql) == 2, "both batches to wait")
+        holder.commit()
+        for conn in (up, down):
+            answers = [conn.read_answer() for _ in keys]
+            assert answers == [OK1] * len(keys), answers
+        assert status(sql, "Rowsocket_deadlocks") == deadlocks_before
+        assert n_values(sql, keys) == {k: 2 for k in keys}
+    finally:
+        holder.close()
+        for conn in conns:
+            conn.close()
+
+
+def test_one_connections_pipeline_on_single_rows_happens_in_its_order(target, sql, hot):
+    """Requests on the same row keep their order, whatever the key order of the rest:
+    two `U` on row 5 (the second wins), `+` then `-` on row 3, row 4 deleted and then
+    updated (nothing left to update), and the answers come in request order."""
+    pipeline = [
+        [1, "=", 1, 5, 1, 0, "U", 1],
+        [1, "=", 1, 3, 1, 0, "+", 10],
+        [1, "=", 1, 5, 1, 0, "U", 7],
+        [1, "=", 1, 4, 1, 0, "D"],
+        [1, "=", 1, 3, 1, 0, "-", 4],
+        [1, "=", 1, 4, 1, 0, "U", 9],
+        [1, "=", 1, 2, 1, 0, "+", 1],
+    ]
+    with writer_on(target) as conn:
+        conn.send_lines(pipeline)
+        answers = [conn.read_answer() for _ in pipeline]
+    assert answers == [OK1, OK1, OK1, OK1, OK1, ["0", "1", "0"], OK1], answers
+    assert dict(sql.rows("SELECT k, n FROM test.hot WHERE k BETWEEN 2 AND 5")) == \
+        {"2": "1", "3": "6", "5": "7"}
+
+
+def test_requests_that_move_a_row_keep_their_order(target, sql, hot):
+    """`U` that changes the primary key moves a row onto another key: row 150 becomes
+    row 1000, then row 1000 is deleted. In key order the delete would come first
+    and find nothing; such a group runs in request order."""
+    with writer_on(target, columns=("k",)) as conn:
+        pipeline = [[1, "=", 1, 150, 1, 0, "U", 1000], [1, "=", 1, 1000, 1, 0, "D"]]
+        conn.send_lines(pipeline)
+        assert [conn.read_answer() for _ in pipeline] == [OK1, OK1]
+    assert sql.rows("SELECT k FROM test.hot WHERE k IN (150, 1000)") == []

@@ -1,0 +1,107 @@
+// Lock order: write batches whose requests each touch one row by a whole unique
+// key run in key order, so that two write workers never take the same rows'
+// locks in opposite orders.
+//
+// Batches of pipelined updates or deletes on random keys otherwise deadlock each
+// other all the time (InnoDB rolls one back; it runs again and meets the next
+// batch), where SQL's `UPDATE ... WHERE id IN (...)` takes its locks in index
+// order and only waits. Reordering is safe only where it cannot be seen:
+//   - every request of the group finds (and maybe changes or deletes) at most one
+//     row, by `=` on all parts of a unique, NOT NULL index, with no IN list;
+//   - no request changes a column of its index or of the primary key, so no
+//     request can move a row onto another request's key;
+//   - requests on the same row keep their order (a stable sort on the index's own
+//     comparison, collation included), and so do all requests of one connection
+//     that touch different rows, since rows apart do not see each other within
+//     one transaction;
+//   - inserts (auto-increment ids follow execution order) make the group ineligible.
+// Answers are still written in request order.
+#include "engine/server_headers.h"
+
+#include <algorithm>
+
+#include "engine/executor.h"
+#include "engine/row_io.h"
+
+namespace rowsocket {
+
+bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
+  if (info_.read_only) return false;
+  size_t writes = 0;
+  for (size_t i = begin; i < end; ++i) {
+    OpenIndex* oi = steps_[i].index;
+    if (oi == nullptr) continue;  // answered already (P, errors): touches no row
+    const Request& r = *items[i].request;
+    if (r.type != RequestType::kFind || r.op != FindOp::kEq || r.has_in) return false;
+    const KEY* key = oi->key();
+    if (r.key.size() != key->user_defined_key_parts || !(key->flags & HA_NOSAME)) return false;
+    for (uint p = 0; p < key->user_defined_key_parts; ++p)
+      if (key->key_part[p].null_bit != 0) return false;
+    if (ChangesScannedKey(r, oi)) return false;
+    writes += r.modify != ModifyOp::kNone;
+  }
+  if (writes < 2) return false;
+
+  // Each request's key, as the index stores it.
+  lock_keys_.clear();
+  key_slots_.clear();
+  for (size_t i = begin; i < end; ++i) {
+    OpenIndex* oi = steps_[i].index;
+    KeySlot slot{static_cast<uint32_t>(i), oi, 0, 0};
+    if (oi != nullptr) {
+      KEY* key = oi->key();
+      TABLE* table = oi->table();
+      const Request& r = *items[i].request;
+      bool storable = true;
+      uint length = 0;
+      for (uint p = 0; p < key->user_defined_key_parts; ++p) {
+        storable &= StoreField(key->key_part[p].field, r.key[p]);
+        length += key->key_part[p].store_length;
+      }
+      if (storable) {  // a key that cannot be stored finds nothing: no lock
+        slot.offset = lock_keys_.size();
+        slot.length = length;
+        lock_keys_.resize(lock_keys_.size() + length);
+        key_copy(reinterpret_cast<uchar*>(&lock_keys_[slot.offset]), table->record[0], key,
+                 length);
+      }
+    }
+    key_slots_.push_back(slot);
+  }
+  // Tables by name (another worker has its own TABLE objects), then index, then key.
+  auto before = [this](const KeySlot& a, const KeySlot& b) {
+    if (a.length == 0 || b.length == 0) return a.length == 0 && b.length != 0;
+    const TableEntry* ta = a.index->entry();
+    const TableEntry* tb = b.index->entry();
+    if (ta != tb) {
+      if (int c = ta->db.compare(tb->db)) return c < 0;
+      if (int c = ta->name.compare(tb->name)) return c < 0;
+    }
+    if (a.index->key_number() != b.index->key_number())
+      return a.index->key_number() < b.index->key_number();
+    const auto* ka = reinterpret_cast<const uchar*>(&lock_keys_[a.offset]);
+    const auto* kb = reinterpret_cast<const uchar*>(&lock_keys_[b.offset]);
+    return key_tuple_cmp(a.index->key()->key_part, ka, kb, a.length) < 0;
+  };
+  std::stable_sort(key_slots_.begin(), key_slots_.end(), before);
+  return true;
+}
+
+// Runs the group's requests in the planned order, each answer into its own buffer,
+// then hands the answers over in request order.
+void EngineExecutor::AnswerInLockOrder(BatchItem* items, size_t begin, size_t end) {
+  if (lock_answers_.size() < end - begin) lock_answers_.resize(end - begin);
+  for (const KeySlot& slot : key_slots_) {
+    std::string* answer = &lock_answers_[slot.item - begin];
+    answer->clear();
+    BatchItem item = items[slot.item];
+    item.out = answer;
+    Answer(item, steps_[slot.item]);
+  }
+  for (size_t i = begin; i < end; ++i) {
+    marks_[i] = items[i].out->size();
+    items[i].out->append(lock_answers_[i - begin]);
+  }
+}
+
+}  // namespace rowsocket
