@@ -70,6 +70,7 @@ class Connection {
   std::atomic<uint64_t> last_active_ms{0};  // last time a request arrived
   size_t index = 0;             // position in the worker's connection list
   bool watching_output = false; // EPOLLOUT is registered
+  uint64_t turn = 0;            // the worker's turn that last took its requests
 
  private:
   // Turns one line into a request, applying per-connection rules.

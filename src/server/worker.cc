@@ -188,6 +188,10 @@ void Worker::Loop(Executor* executor) {
     }
     if (stop_.load(std::memory_order_relaxed)) break;
     if (!ready.empty()) ServeTurn(executor, ready.data(), ready.size());
+    if (wake_pending_) {  // a wake-up that arrived while gathering
+      wake_pending_ = false;
+      AdoptConnections(executor);
+    }
     if (accept) Accept(executor);
     executor->Tick();
     uint64_t now = NowMs();
@@ -203,26 +207,17 @@ void Worker::Loop(Executor* executor) {
 void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   const uint32_t max_line = tunables_->max_line_length.load(std::memory_order_relaxed);
   const uint64_t start_us = NowUs();
-  const uint64_t now = start_us / 1000;
   batch_.clear();
   answered_.clear();
-  for (size_t i = 0; i < count; ++i) {
-    Connection* c = ready[i];
-    if (c->watching_output) continue;  // slow reader: its answers must drain first
-    if (!c->ReadOnce(read_buffer_.data(), read_buffer_.size())) {
-      CloseConnection(c);
-      continue;
-    }
-    size_t n = c->ParseLines(max_line);
-    if (n == 0) {
-      if (c->eof()) CloseConnection(c);
-      continue;
-    }
-    c->last_active_ms.store(now, std::memory_order_relaxed);
-    for (size_t k = 0; k < n; ++k) batch_.push_back({c->session(), c->request(k), c->output()});
-    answered_.push_back(c);
-  }
-  if (!batch_.empty()) executor->Execute(batch_.data(), batch_.size());
+  ++turn_;
+  for (size_t i = 0; i < count; ++i) TakeRequests(ready[i], max_line, start_us / 1000);
+  if (batch_.empty()) return;
+  if (!info_.read_only && listener_->executing.load(std::memory_order_acquire) > 0)
+    GatherWhilePeerExecutes(max_line);
+  listener_->executing.fetch_add(1, std::memory_order_acq_rel);
+  executor->Execute(batch_.data(), batch_.size());
+  listener_->executing.fetch_sub(1, std::memory_order_acq_rel);
+  if (!info_.read_only) WakeGatheringPeers();
   for (Connection* c : answered_) {
     c->CompactInput();
     bool flushed = c->Flush();
@@ -233,6 +228,66 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
       WatchOutput(c, true);
     } else if (c->closing() || c->eof()) {
       CloseConnection(c);
+    }
+  }
+}
+
+// Reads what a ready connection sent and adds its complete requests to the batch.
+void Worker::TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms) {
+  if (c->watching_output) return;  // slow reader: its answers must drain first
+  if (!c->ReadOnce(read_buffer_.data(), read_buffer_.size())) {
+    CloseConnection(c);
+    return;
+  }
+  size_t n = c->ParseLines(max_line);
+  if (n == 0) {
+    if (c->eof()) CloseConnection(c);
+    return;
+  }
+  c->last_active_ms.store(now_ms, std::memory_order_relaxed);
+  c->turn = turn_;
+  for (size_t k = 0; k < n; ++k) batch_.push_back({c->session(), c->request(k), c->output()});
+  answered_.push_back(c);
+}
+
+// Another write worker is executing its batch, and will commit next: a batch
+// started now would only wait for that log flush. Meanwhile this worker keeps
+// adding what its other connections send, so that each flush carries more.
+void Worker::GatherWhilePeerExecutes(uint32_t max_line) {
+  constexpr uint64_t kMaxGatherUs = 2000;
+  const uint64_t deadline = NowUs() + kMaxGatherUs;
+  epoll_event events[kMaxEvents];
+  gathering_.store(true, std::memory_order_release);
+  while (listener_->executing.load(std::memory_order_acquire) > 0 && NowUs() < deadline) {
+    int n = epoll_wait(epoll_fd_, events, kMaxEvents, 1);
+    if (n <= 0) continue;
+    bool fresh = false;
+    for (int i = 0; i < n; ++i) {
+      void* tag = events[i].data.ptr;
+      if (tag == kWakeTag) {
+        uint64_t v;
+        ssize_t ignored = ::read(wake_fd_, &v, sizeof v);
+        (void)ignored;
+        wake_pending_ = true;  // may have been meant for the loop (stop, adoption)
+        continue;
+      }
+      if (tag == kListenerTag) continue;  // accepted after the turn
+      auto* c = static_cast<Connection*>(tag);
+      if (c->turn == turn_ || !(events[i].events & EPOLLIN)) continue;
+      TakeRequests(c, max_line, NowUs() / 1000);
+      fresh = true;
+    }
+    if (!fresh) break;  // only connections already in the batch are ready
+  }
+  gathering_.store(false, std::memory_order_release);
+}
+
+void Worker::WakeGatheringPeers() {
+  for (Worker* w : listener_->workers) {
+    if (w != this && w->gathering_.load(std::memory_order_acquire)) {
+      uint64_t one = 1;
+      ssize_t ignored = ::write(w->wake_fd_, &one, sizeof one);
+      (void)ignored;
     }
   }
 }

@@ -62,6 +62,9 @@ class Worker {
   void RecordLatency(Connection* c, uint64_t micros);
   void CloseConnection(Connection* c);
   void ServeTurn(Executor* executor, Connection** ready, size_t count);
+  void TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms);
+  void GatherWhilePeerExecutes(uint32_t max_line);
+  void WakeGatheringPeers();
   void WatchOutput(Connection* c, bool on);
   void SweepConnections(uint64_t now_ms);
 
@@ -87,6 +90,9 @@ class Worker {
   std::mutex inbox_mutex_;
   std::vector<Adoptee> inbox_;
   std::atomic<size_t> adopting_{0};
+  uint64_t turn_ = 0;                      // counts ServeTurn calls
+  std::atomic<bool> gathering_{false};     // in GatherWhilePeerExecutes
+  bool wake_pending_ = false;
 
   // Guards the list (not the connections' work): the worker changes it on accept and
   // close; information_schema reads it from other threads.
