@@ -120,11 +120,20 @@ bool Worker::Start(std::string* error) {
 
 void Worker::Stop() {
   stop_.store(true);
-  if (wake_fd_ >= 0) {
-    uint64_t one = 1;
-    ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
-    (void)ignored;
-  }
+  Wake();
+}
+
+void Worker::Wake() {
+  if (wake_fd_ < 0) return;
+  uint64_t one = 1;
+  ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
+  (void)ignored;
+}
+
+void Worker::DrainWake() {
+  uint64_t v;
+  ssize_t ignored = ::read(wake_fd_, &v, sizeof v);
+  (void)ignored;
 }
 
 void Worker::Join() {
@@ -162,9 +171,7 @@ void Worker::Loop(Executor* executor) {
     for (int i = 0; i < n; ++i) {
       void* tag = events[i].data.ptr;
       if (tag == kWakeTag) {
-        uint64_t v;
-        ssize_t ignored = ::read(wake_fd_, &v, sizeof v);
-        (void)ignored;
+        DrainWake();
         AdoptConnections(executor);
       } else if (tag == kListenerTag) {
         accept = true;
@@ -265,9 +272,7 @@ void Worker::GatherWhilePeerExecutes(uint32_t max_line) {
     for (int i = 0; i < n; ++i) {
       void* tag = events[i].data.ptr;
       if (tag == kWakeTag) {
-        uint64_t v;
-        ssize_t ignored = ::read(wake_fd_, &v, sizeof v);
-        (void)ignored;
+        DrainWake();
         wake_pending_ = true;  // may have been meant for the loop (stop, adoption)
         continue;
       }
@@ -285,9 +290,7 @@ void Worker::GatherWhilePeerExecutes(uint32_t max_line) {
 void Worker::WakeGatheringPeers() {
   for (Worker* w : listener_->workers) {
     if (w != this && w->gathering_.load(std::memory_order_acquire)) {
-      uint64_t one = 1;
-      ssize_t ignored = ::write(w->wake_fd_, &one, sizeof one);
-      (void)ignored;
+      w->Wake();
     }
   }
 }
@@ -348,9 +351,7 @@ void Worker::Adopt(int fd, std::string peer) {
     inbox_.push_back({fd, std::move(peer)});
     adopting_.fetch_add(1, std::memory_order_relaxed);
   }
-  uint64_t one = 1;
-  ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
-  (void)ignored;
+  Wake();
 }
 
 void Worker::AdoptConnections(Executor* executor) {

@@ -65,6 +65,8 @@ class Worker {
   void TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms);
   void GatherWhilePeerExecutes(uint32_t max_line);
   void WakeGatheringPeers();
+  void Wake();       // any thread: makes the loop (or a gathering turn) look up
+  void DrainWake();
   void WatchOutput(Connection* c, bool on);
   void SweepConnections(uint64_t now_ms);
 
