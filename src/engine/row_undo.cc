@@ -4,9 +4,22 @@
 
 namespace rowsocket {
 
+namespace {
+
+// The stored BLOB/TEXT columns of `table`, in field order.
+template <typename Visit>
+void ForEachBlob(TABLE* table, Visit visit) {
+  for (uint i = 0; i < table->s->blob_fields; ++i) {
+    Field* f = table->field[table->s->blob_field[i]];
+    if (f->stored_in_db()) visit(static_cast<Field_blob*>(f));
+  }
+}
+
+}  // namespace
+
 void RowUndo::Begin(TABLE* table) {
   End();
-  if (table->s->blob_fields == 0) table_ = table;
+  table_ = table;
 }
 
 void RowUndo::RecordUpdate() {
@@ -16,12 +29,37 @@ void RowUndo::RecordUpdate() {
   data_.append(reinterpret_cast<const char*>(table_->record[1]), table_->s->reclength);
   h->position(table_->record[0]);
   data_.append(reinterpret_cast<const char*>(h->ref), h->ref_length);
+  SaveBlobs(table_->record[1]);
 }
 
 void RowUndo::RecordDelete() {
   if (!active()) return;
   entries_.push_back({true, data_.size()});
   data_.append(reinterpret_cast<const char*>(table_->record[0]), table_->s->reclength);
+  SaveBlobs(table_->record[0]);
+}
+
+// Appends the BLOB/TEXT values of the row image at `record`, whose pointers are
+// valid until the handler reads its next row.
+void RowUndo::SaveBlobs(const uchar* record) {
+  const my_ptrdiff_t offset = record - table_->record[0];
+  ForEachBlob(table_, [&](Field_blob* f) {
+    const uint32 length = f->get_length(offset);
+    data_.append(reinterpret_cast<const char*>(&length), sizeof length);
+    if (length > 0) data_.append(reinterpret_cast<const char*>(f->get_ptr(f->ptr + offset)), length);
+  });
+}
+
+// Aims the BLOB/TEXT columns of record[0] at the values saved from data_[at] on.
+// data_ no longer grows while rows are put back, so the pointers stay valid.
+void RowUndo::RestoreBlobs(size_t at) {
+  ForEachBlob(table_, [&](Field_blob* f) {
+    uint32 length;
+    memcpy(&length, &data_[at], sizeof length);
+    at += sizeof length;
+    f->set_ptr(length, reinterpret_cast<uchar*>(&data_[at]));
+    at += length;
+  });
 }
 
 int RowUndo::Revert() {
@@ -34,16 +72,19 @@ int RowUndo::Revert() {
   const size_t reclength = table->s->reclength;
   int rc = h->ha_rnd_init(false);
   for (size_t i = entries_.size(); rc == 0 && i-- > 0;) {
-    const uchar* before = reinterpret_cast<const uchar*>(&data_[entries_[i].offset]);
-    if (entries_[i].deleted) {
+    const Entry& e = entries_[i];
+    const uchar* before = reinterpret_cast<const uchar*>(&data_[e.offset]);
+    if (e.deleted) {
       memcpy(table->record[0], before, reclength);
+      RestoreBlobs(e.offset + reclength);
       rc = h->ha_write_row(table->record[0]);
     } else {
-      uchar* ref = reinterpret_cast<uchar*>(&data_[entries_[i].offset + reclength]);
+      uchar* ref = reinterpret_cast<uchar*>(&data_[e.offset + reclength]);
       rc = h->ha_rnd_pos(table->record[0], ref);
       if (rc != 0) break;
       store_record(table, record[1]);
       memcpy(table->record[0], before, reclength);
+      RestoreBlobs(e.offset + reclength + h->ref_length);
       rc = h->ha_update_row(table->record[1], table->record[0]);
       if (rc == HA_ERR_RECORD_IS_THE_SAME) rc = 0;
     }

@@ -3,9 +3,9 @@
 // its earlier rows back. An error answer then means the request had no effect, while
 // the rest of its batch's transaction goes on.
 //
-// Tables with BLOB/TEXT columns are not recorded: their record images point into
-// buffers the handler reuses. For them a request that fails half-way keeps the rows
-// it changed before the failure (documented in the README).
+// A record image holds BLOB/TEXT values as pointers into buffers the handler
+// reuses on its next read, so their bytes are saved next to the image and the
+// pointers are aimed at the saved bytes when the row is put back.
 // Used by one worker's executor, on its thread, with the table locked.
 #pragma once
 
@@ -18,7 +18,7 @@ namespace rowsocket {
 
 class RowUndo {
  public:
-  // Starts recording changes to `table` (no-op for tables with BLOB columns).
+  // Starts recording changes to `table`.
   void Begin(TABLE* table);
   bool active() const { return table_ != nullptr; }
 
@@ -36,8 +36,13 @@ class RowUndo {
  private:
   struct Entry {
     bool deleted;
-    size_t offset;  // in data_: the before-image, then (updates) the row's position after
+    // In data_: the before-image, then (updates) the row's position after the
+    // change, then each BLOB/TEXT value as a 4-byte length and its bytes.
+    size_t offset;
   };
+
+  void SaveBlobs(const uchar* record);
+  void RestoreBlobs(size_t at);
 
   TABLE* table_ = nullptr;
   std::vector<Entry> entries_;

@@ -263,6 +263,7 @@ class Parser {
     Token t;
     uint32_t n;
     if (!tokens_.Next(&t) || !ParseDecimal(t, &n) || n == 0) return ParseError::kBadInsertCount;
+    out_->asks_to_write = true;  // a count that reads (the original's order)
     if (!TakeValues(n, &out_->key) || !tokens_.AtEnd()) return ParseError::kInsertValueCount;
     out_->type = RequestType::kInsert;
     return ParseError::kNone;
@@ -306,8 +307,10 @@ class Parser {
         if (error != ParseError::kNone) return error;
         continue;
       }
+      if (LooksLikeFilter(t)) return ParseError::kBadFilterType;
+      out_->asks_to_write = true;
       if (ParseModifyOp(t, &out_->modify, &out_->return_rows)) return ParseModify();
-      return LooksLikeFilter(t) ? ParseError::kBadFilterType : ParseError::kBadModifyOp;
+      return ParseError::kBadModifyOp;
     }
     out_->type = RequestType::kFind;
     return ParseError::kNone;
@@ -362,6 +365,7 @@ void Request::Clear() {
   modify = ModifyOp::kNone;
   return_rows = false;
   modify_values.clear();
+  asks_to_write = false;
 }
 
 void ParseRequest(char* line, size_t size, Request* out) {

@@ -91,6 +91,12 @@ struct Request {
   // Resets to an empty request, keeping vector capacity.
   void Clear();
 
+  // The line asks for a change, even if it is malformed past that point: an
+  // insert with a valid count, or a token where a modify operation goes that is not
+  // a filter. (The read listener answers such lines `readonly`, as the original
+  // plugin does.)
+  bool asks_to_write = false;
+
   // Inserts and find-and-modify requests change rows.
   bool IsWrite() const {
     return type == RequestType::kInsert || (type == RequestType::kFind && modify != ModifyOp::kNone);

@@ -101,8 +101,14 @@ void Connection::AnswerLineTooLong(size_t slot) {
 
 void Connection::ParseOne(char* line, size_t size, Request* r) {
   ParseRequest(line, size, r);
-  if (r->type == RequestType::kInvalid) return;
   const std::string& secret = listener_->secret();
+  if (r->type == RequestType::kInvalid) {
+    // A malformed line that asks for a change: the read listener refuses the
+    // change first, as the original plugin does.
+    if (listener_->read_only() && r->asks_to_write && (secret.empty() || authenticated_))
+      MakeError(r, Status::BadRequest("readonly"));
+    return;
+  }
   if (r->type == RequestType::kAuth) {
     // A listener without a secret accepts no key (clients keep working
     // unauthenticated), as the original plugin does.

@@ -71,6 +71,9 @@ READS = {
     "readonly_insert": ["3\t+\t3\t9\tx\t9"],
     "readonly_update": ["3\t=\t1\t1\t1\t0\tU\t1\tx\t1", "4\t=\t1\t1\t1\t0\t+?\t1"],
     "readonly_delete": ["3\t=\t1\t1\t1\t0\tD"],
+    "readonly_malformed": ["3\t+\t0", "3\t+\t3\t9", "3\t=\t1\t1\t1\t0\tZ\t1",
+                           "3\t=\t1\t1\t1\t0\tD\tx", "1\t=\t1\t1\t1\t0\textra"],
+    "readonly_index_not_open": ["9\t+\t1\tx", "9\t=\t1\t1\t1\t0\tU\tx"],
 }
 
 ERRORS = {
@@ -151,6 +154,10 @@ KNOWN_DIFFERENCES = {
         answers=["1\t1\t121", "0\t3\t1\ta\t10\t2\tb\t20\t3\tc\t-5\t4\td\t0\t5\te\t7"],
         rows=[("1", "a", "10"), ("2", "b", "20"), ("3", "c", "-5"), ("4", "d", "0"),
               ("5", "e", "7")]),
+    "readonly_index_not_open": KnownDifference(
+        "on the read listener the original looks up the index id before it refuses a "
+        "write; rowsocket refuses every write there first",
+        answers=["2\t1\treadonly", "2\t1\treadonly"]),
     "insert_explicit_auto_increment_id": KnownDifference(
         "the original answers id 0 when the client gives the AUTO_INCREMENT value; "
         "rowsocket answers the id of the row, as the C API's mysql_insert_id() does",

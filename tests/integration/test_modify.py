@@ -277,6 +277,18 @@ def test_write_on_the_read_listener_answers_readonly(reader, sql, tables, tokens
     assert reader.raw(b"1\t=\t1\t1\n") == b"0\t3\t1\ta\t10\n"
 
 
+@pytest.mark.parametrize("line", [b"1\t+\t3\t9\n", b"1\t=\t1\t1\t1\t0\tZ\t1\n",
+                                  b"1\t=\t1\t1\t1\t0\tD\tx\n", b"1\t=\t1\t1\t1\t0\textra\n"],
+                         ids=["insert short", "unknown mop", "D with values", "extra token"])
+def test_malformed_write_on_the_read_listener_answers_readonly(reader, sql, tables, line):
+    """What asks for a change is refused on the read listener before anything else
+    is checked, as the original plugin does."""
+    sql.refill("mod", MOD_ROWS)
+    reader.open_index(1, "mod", ["k", "v", "n"])
+    assert reader.raw(line) == b"2\t1\treadonly\n"
+    assert table(sql) == [tuple(map(str, r)) for r in MOD_ROWS]
+
+
 def test_every_write_is_visible_to_sql_when_answered(wr, sql):
     for i in range(10, 30):
         assert wr.request([1, "+", 3, i, f"w{i}", i]) == ["0", "1"]

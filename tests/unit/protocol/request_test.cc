@@ -630,6 +630,25 @@ TEST(RequestClear, clear_resets_every_field) {
   EXPECT_EQ(r.modify, ModifyOp::kNone);
   EXPECT_FALSE(r.return_rows);
   EXPECT_TRUE(r.modify_values.empty());
+  EXPECT_FALSE(r.asks_to_write);
+}
+
+// --- asking to write ----------------------------------------------------------------
+
+TEST_F(RequestTest, malformed_lines_that_ask_to_write_say_so) {
+  EXPECT_TRUE(Parse({"1", "+", "2", "x"}).asks_to_write);                // insert, short
+  EXPECT_TRUE(Parse({"1", "=", "1", "a", "Z"}).asks_to_write);           // unknown mop
+  EXPECT_TRUE(Parse({"1", "=", "1", "a", "D", "x"}).asks_to_write);      // D with values
+  EXPECT_TRUE(Parse({"1", "=", "1", "a", "U", "x"}).asks_to_write);      // well formed
+  EXPECT_EQ(Parse({"1", "=", "1", "a", "Z"}).error, Status::BadRequest("modop"));
+}
+
+TEST_F(RequestTest, reads_and_bad_filters_do_not_ask_to_write) {
+  EXPECT_FALSE(Parse({"1", "=", "1", "a"}).asks_to_write);
+  EXPECT_FALSE(Parse({"1", "=", "1", "a", "Fx", "=", "0", "v"}).asks_to_write);
+  EXPECT_FALSE(Parse({"1", "=", "0"}).asks_to_write);
+  EXPECT_FALSE(Parse({"1", "+", "0"}).asks_to_write);  // the count is checked first
+  EXPECT_FALSE(Parse({"P", "1", "test", "t", "PRIMARY", "a"}).asks_to_write);
 }
 
 }  // namespace

@@ -95,6 +95,15 @@ TEST_F(ConnectionTest, writes_on_the_read_listener_answer_readonly) {
   EXPECT_EQ(conn_->request(2)->type, RequestType::kFind);
 }
 
+TEST_F(ConnectionTest, malformed_writes_on_the_read_listener_answer_readonly_too) {
+  Open(true);
+  ASSERT_EQ(Feed("0\t+\t2\tv\n0\t=\t1\t1\tZ\n0\t=\t1\t1\tD\tx\n0\t=\t0\n"), 4u);
+  EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("readonly"));
+  EXPECT_EQ(conn_->request(1)->error, Status::BadRequest("readonly"));
+  EXPECT_EQ(conn_->request(2)->error, Status::BadRequest("readonly"));
+  EXPECT_EQ(conn_->request(3)->error, Status::BadRequest("klen"));  // a read, malformed
+}
+
 TEST_F(ConnectionTest, answers_are_flushed_to_the_client) {
   Open(false);
   conn_->output()->append("0\t1\n");
