@@ -60,6 +60,7 @@ class EngineExecutor : public Executor {
   bool RunWithRetry(BatchItem* items, size_t begin, size_t end);
   // Lock order (lock_order.cc): runs a group of single-row writes in key order.
   bool PlanLockOrder(BatchItem* items, size_t begin, size_t end);
+  bool ChangesUniqueKey(const Request& r, OpenIndex* oi);
   void AnswerInLockOrder(BatchItem* items, size_t begin, size_t end);
   MYSQL_LOCK* LockTables(TABLE** tables, size_t n);
   bool AcquireBackupProtection();

@@ -7,13 +7,16 @@
 // batch), where SQL's `UPDATE ... WHERE id IN (...)` takes its locks in index
 // order and only waits. Reordering is safe only where it cannot be seen:
 //   - every request of the group finds (and maybe changes or deletes) at most one
-//     row, by `=` on all parts of a unique, NOT NULL index, with no IN list;
-//   - no request changes a column of its index or of the primary key, so no
-//     request can move a row onto another request's key;
+//     row of one and the same table, by `=` on all parts of a unique, NOT NULL
+//     index, with no IN list;
+//   - no request changes a column of a unique key (the primary key included), so no
+//     request can move a row onto another request's key or take a unique value
+//     another request also wants;
+//   - the table has no foreign keys either way, so no request's outcome depends on
+//     rows of another table or on rows the group deletes;
 //   - requests on the same row keep their order (a stable sort on the index's own
-//     comparison, collation included), and so do all requests of one connection
-//     that touch different rows, since rows apart do not see each other within
-//     one transaction;
+//     comparison, collation included); requests on different rows then do not see
+//     each other within one transaction, so their order cannot show;
 //   - inserts (auto-increment ids follow execution order) make the group ineligible.
 // Answers are still written in request order.
 #include "engine/server_headers.h"
@@ -28,16 +31,19 @@ namespace rowsocket {
 bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
   if (info_.read_only) return false;
   size_t writes = 0;
+  const TableEntry* table = nullptr;
   for (size_t i = begin; i < end; ++i) {
     OpenIndex* oi = steps_[i].index;
     if (oi == nullptr) continue;  // answered already (P, errors): touches no row
+    if (table == nullptr) table = oi->entry();
+    if (oi->entry() != table || table->has_foreign_keys) return false;
     const Request& r = *items[i].request;
     if (r.type != RequestType::kFind || r.op != FindOp::kEq || r.has_in) return false;
     const KEY* key = oi->key();
     if (r.key.size() != key->user_defined_key_parts || !(key->flags & HA_NOSAME)) return false;
     for (uint p = 0; p < key->user_defined_key_parts; ++p)
       if (key->key_part[p].null_bit != 0) return false;
-    if (ChangesScannedKey(r, oi)) return false;
+    if (ChangesUniqueKey(r, oi)) return false;
     writes += r.modify != ModifyOp::kNone;
   }
   if (writes < 2) return false;
@@ -68,15 +74,9 @@ bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
     }
     key_slots_.push_back(slot);
   }
-  // Tables by name (another worker has its own TABLE objects), then index, then key.
+  // By index, then key (one table: see above).
   auto before = [this](const KeySlot& a, const KeySlot& b) {
     if (a.length == 0 || b.length == 0) return a.length == 0 && b.length != 0;
-    const TableEntry* ta = a.index->entry();
-    const TableEntry* tb = b.index->entry();
-    if (ta != tb) {
-      if (int c = ta->db.compare(tb->db)) return c < 0;
-      if (int c = ta->name.compare(tb->name)) return c < 0;
-    }
     if (a.index->key_number() != b.index->key_number())
       return a.index->key_number() < b.index->key_number();
     const auto* ka = reinterpret_cast<const uchar*>(&lock_keys_[a.offset]);
@@ -85,6 +85,20 @@ bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
   };
   std::stable_sort(key_slots_.begin(), key_slots_.end(), before);
   return true;
+}
+
+// True if `r` changes a column of any unique key of its table.
+bool EngineExecutor::ChangesUniqueKey(const Request& r, OpenIndex* oi) {
+  if (r.modify != ModifyOp::kUpdate && r.modify != ModifyOp::kIncrement &&
+      r.modify != ModifyOp::kDecrement)
+    return false;
+  const TABLE* table = oi->table();
+  for (size_t i = 0; i < r.modify_values.size(); ++i) {
+    const Field* f = oi->columns()[i];
+    for (uint k = 0; k < table->s->keys; ++k)
+      if ((table->key_info[k].flags & HA_NOSAME) && f->part_of_key.is_set(k)) return true;
+  }
+  return false;
 }
 
 // Runs the group's requests in the planned order, each answer into its own buffer,

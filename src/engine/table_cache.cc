@@ -85,6 +85,10 @@ Status TableCache::Open(TableEntry* entry) {
   table->open_by_handler = 1;
   table->next = nullptr;
   entry->table = table;
+  List<FOREIGN_KEY_INFO> foreign_keys;  // on the THD's memory root, freed with the batch
+  entry->has_foreign_keys = table->file->referenced_by_foreign_key() ||
+                            table->file->get_foreign_key_list(thd_, &foreign_keys) != 0 ||
+                            !foreign_keys.is_empty();
   entry->key_buffer.assign(table->s->max_key_length + 8, 0);
   entry->filter_record.assign(table->s->rec_buff_length + 8, 0);
   ++entry->generation;

@@ -34,6 +34,9 @@ struct TableEntry {
   bool written = false;           // rows changed since the group began
   const void* scan_index = nullptr;  // open index whose scan is initialized (see BeginScan)
   bool scan_all_columns = false;
+  // The table has foreign keys, or is referenced by some (found when it opens:
+  // changing them takes DDL, which reopens it).
+  bool has_foreign_keys = false;
   // Scratch space sized for the open table, shared by every open index on it (a
   // request uses them only while it runs): a key image, and a record that holds
   // filter values.

@@ -652,3 +652,32 @@ def test_requests_that_move_a_row_keep_their_order(target, sql, hot):
         conn.send_lines(pipeline)
         assert [conn.read_answer() for _ in pipeline] == [OK1, OK1]
     assert sql.rows("SELECT k FROM test.hot WHERE k IN (150, 1000)") == []
+
+
+def test_requests_that_want_the_same_unique_value_keep_their_order(target, sql, tables):
+    """Row 2 and then row 1 ask for the unique value 5: the first asked gets it, the
+    other answers the duplicate key, as in request order (in key order row 1 would
+    win). Changing a column of a unique key keeps the group in request order."""
+    sql.refill("uniq", [(1, 10, "a"), (2, 20, "b")])
+    with writer_on(target, table="uniq", columns=("u",)) as conn:
+        pipeline = [[1, "=", 1, 2, 1, 0, "U", 5], [1, "=", 1, 1, 1, 0, "U", 5]]
+        conn.send_lines(pipeline)
+        assert [conn.read_answer() for _ in pipeline] == [OK1, ["1", "1", "121"]]
+    assert sql.rows("SELECT k, u FROM test.uniq ORDER BY k") == [("1", "10"), ("2", "5")]
+
+
+def test_deletes_on_a_table_with_foreign_keys_keep_their_order(target, sql, tables):
+    """Row 2 refers to row 1 of the same table: deleting 2 and then 1 works in that
+    order only. Tables with foreign keys keep request order."""
+    sql.execute("DROP TABLE IF EXISTS test.tree")
+    sql.execute("CREATE TABLE test.tree (k INT PRIMARY KEY, parent INT, "
+                "FOREIGN KEY (parent) REFERENCES test.tree (k)) ENGINE=InnoDB")
+    sql.execute("INSERT INTO test.tree VALUES (1, NULL), (2, 1)")
+    try:
+        with writer_on(target, table="tree", columns=("parent",)) as conn:
+            pipeline = [[1, "=", 1, 2, 1, 0, "D"], [1, "=", 1, 1, 1, 0, "D"]]
+            conn.send_lines(pipeline)
+            assert [conn.read_answer() for _ in pipeline] == [OK1, OK1]
+        assert sql.rows("SELECT k FROM test.tree") == []
+    finally:
+        sql.execute("DROP TABLE IF EXISTS test.tree")
