@@ -31,12 +31,12 @@ namespace rowsocket {
 bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
   if (info_.read_only) return false;
   size_t writes = 0;
-  const TableEntry* table = nullptr;
+  const TableEntry* entry = nullptr;
   for (size_t i = begin; i < end; ++i) {
     OpenIndex* oi = steps_[i].index;
     if (oi == nullptr) continue;  // answered already (P, errors): touches no row
-    if (table == nullptr) table = oi->entry();
-    if (oi->entry() != table || table->has_foreign_keys) return false;
+    if (entry == nullptr) entry = oi->entry();
+    if (oi->entry() != entry || entry->has_foreign_keys) return false;
     const Request& r = *items[i].request;
     if (r.type != RequestType::kFind || r.op != FindOp::kEq || r.has_in) return false;
     const KEY* key = oi->key();
