@@ -17,4 +17,5 @@ export ROWSOCKET_MARIADBD_PRELOAD="$(gcc -print-file-name=libasan.so)"
 cd "$root/tests/integration"
 exec /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   test_lifecycle.py test_errors.py test_pipeline.py test_safety.py test_modify.py \
-  test_types.py test_write_concurrency.py test_observability.py "$@"
+  test_types.py test_write_concurrency.py test_observability.py test_modify_atomic.py \
+  test_modify_moving_rows.py "$@"
