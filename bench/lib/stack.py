@@ -40,6 +40,30 @@ def user_row(i, stamp=0):
     return f"{i}\tuser{(i - 1) // ROWS_PER_NAME}\t{email}\t{CREATED}"
 
 
+def load1():
+    """The machine's 1-minute load average."""
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def built(build_dir, who, log=print):
+    """rowsocket-bench and rowsocket.so of `build_dir`, or of a fresh scripts/build.sh
+    (which also installs what is missing) when none is given. Exits if one is missing."""
+    if build_dir:
+        build_dir = os.path.abspath(build_dir)
+    else:
+        log("building (scripts/build.sh)")
+        build_dir = subprocess.run(["bash", os.path.join(ROOT, "scripts", "build.sh")],
+                                   stdout=subprocess.PIPE, text=True,
+                                   check=True).stdout.strip().splitlines()[-1]
+    bench = os.path.join(build_dir, "bench", "rowsocket-bench")
+    plugin = os.path.join(build_dir, "src", "plugin", "rowsocket.so")
+    for path in (bench, plugin):
+        if not os.path.exists(path):
+            sys.exit(f"{who}: {path} is missing; build first (scripts/build.sh)")
+    return bench, plugin
+
+
 def process_cpu(pid):
     """utime+stime of a process in seconds (0 when it is gone)."""
     try:

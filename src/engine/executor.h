@@ -60,7 +60,6 @@ class EngineExecutor : public Executor {
   bool RunWithRetry(BatchItem* items, size_t begin, size_t end);
   // Lock order (lock_order.cc): runs a group of single-row writes in key order.
   bool PlanLockOrder(BatchItem* items, size_t begin, size_t end);
-  bool ChangesUniqueKey(const Request& r, OpenIndex* oi);
   void AnswerInLockOrder(BatchItem* items, size_t begin, size_t end);
   MYSQL_LOCK* LockTables(TABLE** tables, size_t n);
   bool AcquireBackupProtection();
@@ -78,7 +77,6 @@ class EngineExecutor : public Executor {
   void Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
   void Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
   int ModifyRow(const Request& r, OpenIndex* oi, bool* changed);
-  bool ChangesScannedKey(const Request& r, OpenIndex* oi);
   int ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed);
 
   const WorkerInfo info_;

@@ -251,20 +251,6 @@ int EngineExecutor::ModifyRow(const Request& r, OpenIndex* oi, bool* changed) {
   return rc;
 }
 
-bool EngineExecutor::ChangesScannedKey(const Request& r, OpenIndex* oi) {
-  if (r.modify != ModifyOp::kUpdate && r.modify != ModifyOp::kIncrement &&
-      r.modify != ModifyOp::kDecrement)
-    return false;
-  TABLE* table = oi->table();
-  const uint pk = table->s->primary_key;
-  for (size_t i = 0; i < r.modify_values.size(); ++i) {
-    const Field* f = oi->columns()[i];
-    if (f->part_of_key.is_set(oi->key_number()) || (pk < MAX_KEY && f->part_of_key.is_set(pk)))
-      return true;
-  }
-  return false;
-}
-
 // Second phase of a find-and-modify whose changes move rows within its scan: visits
 // the rows the scan found, by position, and changes each once.
 int EngineExecutor::ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed) {

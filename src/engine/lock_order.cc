@@ -87,20 +87,6 @@ bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
   return true;
 }
 
-// True if `r` changes a column of any unique key of its table.
-bool EngineExecutor::ChangesUniqueKey(const Request& r, OpenIndex* oi) {
-  if (r.modify != ModifyOp::kUpdate && r.modify != ModifyOp::kIncrement &&
-      r.modify != ModifyOp::kDecrement)
-    return false;
-  const TABLE* table = oi->table();
-  for (size_t i = 0; i < r.modify_values.size(); ++i) {
-    const Field* f = oi->columns()[i];
-    for (uint k = 0; k < table->s->keys; ++k)
-      if ((table->key_info[k].flags & HA_NOSAME) && f->part_of_key.is_set(k)) return true;
-  }
-  return false;
-}
-
 // Runs the group's requests in the planned order, each answer into its own buffer,
 // then hands the answers over in request order.
 void EngineExecutor::AnswerInLockOrder(BatchItem* items, size_t begin, size_t end) {

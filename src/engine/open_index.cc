@@ -89,4 +89,35 @@ std::unique_ptr<OpenIndex> EngineSession::Set(uint32_t id, std::unique_ptr<OpenI
   return index;
 }
 
+// True if `r` changes (U, +, -) a column that is part of one of `keys` (key numbers
+// of its table).
+bool ChangesKeyColumns(const Request& r, OpenIndex* oi, const key_map& keys) {
+  if (r.modify != ModifyOp::kUpdate && r.modify != ModifyOp::kIncrement &&
+      r.modify != ModifyOp::kDecrement)
+    return false;
+  for (size_t i = 0; i < r.modify_values.size(); ++i)
+    if (oi->columns()[i]->part_of_key.is_overlapping(keys)) return true;
+  return false;
+}
+
+// The scanned index, or the primary key (which every secondary index carries).
+bool ChangesScannedKey(const Request& r, OpenIndex* oi) {
+  key_map keys;
+  keys.clear_all();
+  keys.set_bit(oi->key_number());
+  const uint pk = oi->table()->s->primary_key;
+  if (pk < MAX_KEY) keys.set_bit(pk);
+  return ChangesKeyColumns(r, oi, keys);
+}
+
+// True if `r` changes a column of any unique key of its table.
+bool ChangesUniqueKey(const Request& r, OpenIndex* oi) {
+  const TABLE* table = oi->table();
+  key_map unique;
+  unique.clear_all();
+  for (uint k = 0; k < table->s->keys; ++k)
+    if (table->key_info[k].flags & HA_NOSAME) unique.set_bit(k);
+  return ChangesKeyColumns(r, oi, unique);
+}
+
 }  // namespace rowsocket

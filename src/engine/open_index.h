@@ -64,6 +64,13 @@ class OpenIndex {
   std::vector<my_bitmap_map> read_set_words_;
 };
 
+// Whether find-and-modify `r` on `oi` changes (U, +, -) a column of one of `keys`
+// (key numbers of the table); of the scanned index or the primary key (which every
+// secondary index carries); of any unique key.
+bool ChangesKeyColumns(const Request& r, OpenIndex* oi, const key_map& keys);
+bool ChangesScannedKey(const Request& r, OpenIndex* oi);
+bool ChangesUniqueKey(const Request& r, OpenIndex* oi);
+
 class EngineSession : public Session {
  public:
   OpenIndex* Get(uint32_t id) const {

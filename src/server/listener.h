@@ -44,7 +44,7 @@ class Listener {
   // The listener's workers, set by Server before any of them starts; a worker that
   // accepts a connection hands it to the least loaded of them.
   std::vector<Worker*> workers;
-  // Workers of this listener executing a batch right now.
+  // Write workers of this listener executing a batch right now.
   std::atomic<int> executing{0};
 
  private:

@@ -84,7 +84,7 @@ Worker::Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* fact
 Worker::~Worker() {
   Stop();
   Join();
-  for (const Adoptee& a : inbox_) ::close(a.fd);  // passed on while it stopped
+  CloseInbox();  // connections passed on while it stopped
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
   if (wake_fd_ >= 0) ::close(wake_fd_);
 }
@@ -148,13 +148,19 @@ void Worker::Run() {
   Loop(executor.get());
   // Sessions hold engine state: drop them while the executor still exists.
   while (!connections_.empty()) CloseConnection(connections_.back().get());
+  CloseInbox();
+  executor.reset();
+}
+
+// Closes connections passed on to this worker that it never took over.
+void Worker::CloseInbox() {
   std::lock_guard<std::mutex> lock(inbox_mutex_);
   for (const Adoptee& a : inbox_) {
     ::close(a.fd);
     listener_->connections.fetch_sub(1);
   }
   inbox_.clear();
-  executor.reset();
+  adopting_.store(0, std::memory_order_relaxed);
 }
 
 void Worker::Loop(Executor* executor) {
@@ -219,12 +225,18 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   ++turn_;
   for (size_t i = 0; i < count; ++i) TakeRequests(ready[i], max_line, start_us / 1000);
   if (batch_.empty()) return;
-  if (!info_.read_only && listener_->executing.load(std::memory_order_acquire) > 0)
-    GatherWhilePeerExecutes(max_line);
-  listener_->executing.fetch_add(1, std::memory_order_acq_rel);
+  // Write workers take turns at log flushes (see GatherWhilePeerExecutes); reads
+  // have none and skip the shared counter.
+  const bool writes = !info_.read_only;
+  if (writes) {
+    if (listener_->executing.load(std::memory_order_acquire) > 0) GatherWhilePeerExecutes(max_line);
+    listener_->executing.fetch_add(1, std::memory_order_acq_rel);
+  }
   executor->Execute(batch_.data(), batch_.size());
-  listener_->executing.fetch_sub(1, std::memory_order_acq_rel);
-  if (!info_.read_only) WakeGatheringPeers();
+  if (writes) {
+    listener_->executing.fetch_sub(1, std::memory_order_acq_rel);
+    WakeGatheringPeers();
+  }
   for (Connection* c : answered_) {
     c->CompactInput();
     bool flushed = c->Flush();

@@ -59,6 +59,7 @@ class Worker {
   void AddConnection(int fd, std::string peer, Executor* executor);
   Worker* LeastLoaded();
   void AdoptConnections(Executor* executor);
+  void CloseInbox();
   void RecordLatency(Connection* c, uint64_t micros);
   void CloseConnection(Connection* c);
   void ServeTurn(Executor* executor, Connection** ready, size_t count);

@@ -165,6 +165,17 @@ def reset(conn):
     conn.close()
 
 
+def update_without_waiting(server, statement):
+    """Runs `statement` on a fresh SQL connection that gives up on a row lock after 5 s
+    (rows rowsocket left locked would fail it); returns the rows it changed."""
+    other = Sql(server)
+    try:
+        other.execute("SET SESSION innodb_lock_wait_timeout = 5")
+        return other.execute(statement)
+    finally:
+        other.close()
+
+
 def wait_until_nothing_is_left(sql, connections_before):
     """Waits until rowsocket has closed the vanished client's connection (which it
     does only once the batch in hand is done), then until InnoDB has no transaction."""
@@ -346,12 +357,8 @@ def test_client_gone_while_its_batch_waits_for_a_lock_leaves_nothing_behind(serv
     holder.close()           # rolls back: row 1 is free before the lock wait ends
     wait_until_nothing_is_left(sql, connections_before)
     # The same rows are free for SQL, without any lock wait.
-    other = Sql(server)
-    try:
-        other.execute("SET SESSION innodb_lock_wait_timeout = 5")
-        assert other.execute("UPDATE test.hot SET n = n + 1000 WHERE k IN (1, 5, 6)") == 3
-    finally:
-        other.close()
+    statement = "UPDATE test.hot SET n = n + 1000 WHERE k IN (1, 5, 6)"
+    assert update_without_waiting(server, statement) == 3
     values = n_values(sql, [1, 5, 6])
     assert all(v in (1000, 1001) for v in values.values()), values
     with writer_on(target) as conn:      # and rowsocket still writes them
@@ -384,12 +391,7 @@ def test_client_gone_in_the_middle_of_a_pipeline_leaves_nothing_behind(server, t
              "the first `+?` to commit")
     reset(conn)
     wait_until_nothing_is_left(sql, connections_before)
-    other = Sql(server)
-    try:
-        other.execute("SET SESSION innodb_lock_wait_timeout = 5")
-        assert other.execute("UPDATE test.gone SET n = -1") == 1000
-    finally:
-        other.close()
+    assert update_without_waiting(server, "UPDATE test.gone SET n = -1") == 1000
     with writer_on(target, "gone", ("k", "n")) as again:
         assert again.request([1, "+", 2, 5000, 1]) == ["0", "1"]
 
@@ -488,8 +490,8 @@ def test_deadlock_between_two_write_workers_answers_truthfully(target, sql, hot,
     A's row 1. SQL then lets row 3 go and A wants B's row 2: a deadlock between two
     rowsocket workers. The victim's batch runs again, whole, once the other has
     committed: two commits in all, every request on rows 1 and 2 answers `0 1 1`,
-    and SQL shows exactly the increments answered. (A asks for row 3 three times so that its worker is still
-    waiting, not timed out, when B is in place.)"""
+    and SQL shows exactly the increments answered. (A asks for row 3 three times so
+    that its worker is still waiting, not timed out, when B is in place.)"""
     requests_a = [(1, 1), (3, 10), (3, 10), (3, 10), (2, 1)]
     requests_b = [(2, 100), (1, 1000)]
     for attempt in range(ATTEMPTS):
