@@ -103,12 +103,9 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
 
   const size_t nparts = r.key.size();
   const key_part_map keypart_map = (key_part_map{1} << nparts) - 1;
-  uint key_len = 0;
+  const uint key_len = KeyLength(key, nparts);
   bool key_nullable = false;
-  for (size_t i = 0; i < nparts; ++i) {
-    key_len += key->key_part[i].store_length;
-    key_nullable |= key->key_part[i].null_bit != 0;
-  }
+  for (size_t i = 0; i < nparts; ++i) key_nullable |= key->key_part[i].null_bit != 0;
   // An exact lookup on a whole unique key finds at most one row.
   const bool single_row = r.op == FindOp::kEq && nparts == key->user_defined_key_parts &&
                           (key->flags & HA_NOSAME) && !key_nullable;
@@ -134,13 +131,7 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
   uchar* key_buf = oi->key_buffer();
 
   for (size_t k = 0; k < variants && taken < r.limit; ++k) {
-    bool storable = true;
-    for (size_t i = 0; i < nparts; ++i) {
-      const Value& v = (r.has_in && i == r.in_key_part) ? r.in_values[k] : r.key[i];
-      storable &= StoreField(key->key_part[i].field, v);
-    }
-    if (!storable) continue;  // NULL for a NOT NULL key part matches nothing
-    key_copy(key_buf, table->record[0], key, key_len);
+    if (!CopyKey(r, k, key, key_buf)) continue;  // NULL for a NOT NULL part: no match
 
     rc = h->ha_index_read_map(table->record[0], key_buf, keypart_map, flag);
     while (rc == 0) {

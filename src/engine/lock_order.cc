@@ -56,20 +56,14 @@ bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
     KeySlot slot{static_cast<uint32_t>(i), oi, 0, 0};
     if (oi != nullptr) {
       KEY* key = oi->key();
-      TABLE* table = oi->table();
-      const Request& r = *items[i].request;
-      bool storable = true;
-      uint length = 0;
-      for (uint p = 0; p < key->user_defined_key_parts; ++p) {
-        storable &= StoreField(key->key_part[p].field, r.key[p]);
-        length += key->key_part[p].store_length;
-      }
-      if (storable) {  // a key that cannot be stored finds nothing: no lock
-        slot.offset = lock_keys_.size();
+      const uint length = KeyLength(key, key->user_defined_key_parts);
+      const size_t offset = lock_keys_.size();
+      lock_keys_.resize(offset + length);
+      if (CopyKey(*items[i].request, 0, key, reinterpret_cast<uchar*>(&lock_keys_[offset]))) {
+        slot.offset = offset;
         slot.length = length;
-        lock_keys_.resize(lock_keys_.size() + length);
-        key_copy(reinterpret_cast<uchar*>(&lock_keys_[slot.offset]), table->record[0], key,
-                 length);
+      } else {
+        lock_keys_.resize(offset);  // a key that cannot be stored finds nothing: no lock
       }
     }
     key_slots_.push_back(slot);

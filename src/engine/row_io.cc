@@ -64,4 +64,21 @@ int CompareFieldToStored(Field* field, my_ptrdiff_t offset) {
   return field->cmp(field->ptr, field->ptr + offset);
 }
 
+uint KeyLength(const KEY* key, size_t nparts) {
+  uint length = 0;
+  for (size_t i = 0; i < nparts; ++i) length += key->key_part[i].store_length;
+  return length;
+}
+
+bool CopyKey(const Request& r, size_t in_value, KEY* key, uchar* out) {
+  const size_t nparts = r.key.size();
+  bool storable = true;
+  for (size_t i = 0; i < nparts; ++i) {
+    const Value& v = (r.has_in && i == r.in_key_part) ? r.in_values[in_value] : r.key[i];
+    storable &= StoreField(key->key_part[i].field, v);
+  }
+  if (storable) key_copy(out, key->table->record[0], key, KeyLength(key, nparts));
+  return storable;
+}
+
 }  // namespace rowsocket

@@ -20,6 +20,15 @@ void WriteField(Field* field, ResponseWriter* writer, String* scratch);
 // false if the value is NULL and the column is NOT NULL.
 bool StoreField(Field* field, const Value& value, my_ptrdiff_t offset = 0);
 
+// Bytes of the key image of the first `nparts` parts of `key`.
+uint KeyLength(const KEY* key, size_t nparts);
+
+// Stores the key values of `r` (with IN value number `in_value` in the IN key part,
+// if any) into record[0] and copies their key image (KeyLength bytes) to `out`.
+// Returns false, copying nothing, if a value is NULL for a NOT NULL part: such a key
+// finds nothing.
+bool CopyKey(const Request& r, size_t in_value, KEY* key, uchar* out);
+
 // Compares the field in record[0] with the same field in a record shifted by
 // `offset` (where a filter value was stored). NULLs compare like SQL's `<=>`:
 // equal to each other, below every value.
