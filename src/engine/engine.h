@@ -23,6 +23,10 @@ struct EngineOptions {
 // own server thread.
 std::unique_ptr<ExecutorFactory> NewEngineExecutorFactory(const EngineOptions& options);
 
+// Log flushes made by rowsocket's log flusher since the plugin was loaded: each
+// makes the write commits before it durable together (see log_flusher.h).
+uint64_t LogFlushes();
+
 // Routes the server layer's log messages to MariaDB's error log.
 void LogToServerErrorLog();
 

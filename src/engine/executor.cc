@@ -44,16 +44,21 @@ bool ListContains(std::string_view list, std::string_view name) {
 
 }  // namespace
 
-EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& options)
+EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& options,
+                               SharedLogFlusher* flusher)
     : info_(info),
       options_(options),
       stats_(info.stats),
       thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker"),
-      tables_(thread_.thd(), !info.read_only) {
+      tables_(thread_.thd(), !info.read_only),
+      shared_flusher_(info.read_only ? nullptr : flusher) {
   if (thread_.ok()) ApplyLockWaitTimeout(NowMs(), false);
 }
 
-EngineExecutor::~EngineExecutor() { tables_.CloseAll(); }
+EngineExecutor::~EngineExecutor() {
+  if (flusher_ != nullptr) flusher_->Forget(&info_.wake);
+  tables_.CloseAll();
+}
 
 std::unique_ptr<Session> EngineExecutor::NewSession() { return std::make_unique<EngineSession>(); }
 
@@ -91,7 +96,7 @@ bool EngineExecutor::SchemaAllowed(std::string_view db) const {
   return true;
 }
 
-void EngineExecutor::Execute(BatchItem* items, size_t count) {
+uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
   batch_start_ms_ = NowMs();
   stats_->batches.Add();
   stats_->batch_requests.Add(count);
@@ -113,6 +118,69 @@ void EngineExecutor::Execute(BatchItem* items, size_t count) {
   }
   retired_.clear();
   thread_.EndBatch();
+  if (!flush_left_) return 0;
+  flush_left_ = false;
+  return flusher_->Request(&info_.wake);
+}
+
+uint64_t EngineExecutor::Durable() { return flusher_ != nullptr ? flusher_->Durable() : 0; }
+
+// Commits the group's transaction; true on failure, like trans_commit_stmt. A
+// transaction only InnoDB wrote, with no binary log taking part, commits in memory
+// first (the engine's commit_ordered step, as the binary log's group commit calls
+// it), which leaves the log flush to the caller: the log flusher does it, and the
+// batch's answers wait for it (see log_flusher.h).
+bool EngineExecutor::Commit() {
+  THD* thd = thread_.thd();
+  handlerton* engine = FlushDeferrable();
+  if (engine != nullptr && (flusher_ == nullptr || flusher_->engine() != engine)) {
+    if (LogFlusher* f = shared_flusher_->Get(engine)) {
+      if (flusher_ != nullptr) flusher_->Forget(&info_.wake);
+      flusher_ = f;
+    }
+  }
+  if (engine == nullptr || flusher_ == nullptr || flusher_->engine() != engine)
+    return trans_commit_stmt(thd);
+  // The commit blocker ha_commit_trans takes (FLUSH TABLES WITH READ LOCK and BACKUP
+  // STAGE BLOCK_COMMIT hold commits back), taken here because the commit starts here;
+  // ha_commit_trans finds it held and leaves it to us.
+  MDL_request backup;
+  MDL_REQUEST_INIT(&backup, MDL_key::BACKUP, "", "", MDL_BACKUP_COMMIT, MDL_EXPLICIT);
+  if (thd->mdl_context.acquire_lock(&backup, thd->variables.lock_wait_timeout)) {
+    // What ha_commit_trans does when it cannot have it: roll back, report failure.
+    thd->clear_error();
+    trans_rollback_stmt(thd);
+    trans_rollback_implicit(thd);
+    return true;
+  }
+  thd->backup_commit_lock = &backup;
+  engine->commit_ordered(engine, thd, false);
+  const bool failed = trans_commit_stmt(thd);
+  thd->backup_commit_lock = nullptr;
+  thd->mdl_context.release_lock(backup.ticket);
+  flush_left_ = true;
+  return failed;
+}
+
+// The engine whose commit may leave its flush to the log flusher: the transaction's
+// only participant that wrote, and InnoDB; no binary log (its two-phase commit
+// orders and syncs commits itself) and no system-versioned table (whose commit
+// ha_commit_trans records in the transaction registry first).
+handlerton* EngineExecutor::FlushDeferrable() {
+  if (shared_flusher_ == nullptr || !info_.wake || mysql_bin_log.is_open()) return nullptr;
+  for (TABLE* t : lock_list_)
+    if (t->versioned()) return nullptr;
+  THD* thd = thread_.thd();
+  if (thd->transaction->all.ha_list != nullptr) return nullptr;
+  handlerton* writer = nullptr;
+  for (Ha_trx_info* h = thd->transaction->stmt.ha_list; h != nullptr; h = h->next()) {
+    if (!h->is_trx_read_write()) continue;
+    if (writer != nullptr) return nullptr;
+    writer = h->ht();
+  }
+  if (writer == nullptr || writer->db_type != DB_TYPE_INNODB) return nullptr;
+  if (writer->commit_ordered == nullptr || writer->flush_logs == nullptr) return nullptr;
+  return writer;
 }
 
 // If the storage engine rolls a group's transaction back (a deadlock), nothing of
@@ -256,7 +324,7 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       // too (this also clears the rollback request, so the retry can commit).
       trans_rollback_stmt(thd);
       trans_rollback_implicit(thd);
-    } else if (trans_commit_stmt(thd)) {
+    } else if (info_.read_only ? trans_commit_stmt(thd) : Commit()) {
       // The commit failed: nothing the group wrote is durable. Say so.
       Log(LogLevel::kError, "commit failed; answering %zu requests with errors", end - begin);
       for (size_t i = end; i-- > begin;) items[i].out->resize(marks_[i]);
@@ -353,13 +421,14 @@ class EngineExecutorFactory : public ExecutorFactory {
  public:
   explicit EngineExecutorFactory(const EngineOptions& options) : options_(options) {}
   std::unique_ptr<Executor> Create(const WorkerInfo& info) override {
-    auto executor = std::make_unique<EngineExecutor>(info, options_);
+    auto executor = std::make_unique<EngineExecutor>(info, options_, &flusher_);
     if (!executor->ok()) return nullptr;
     return executor;
   }
 
  private:
   EngineOptions options_;
+  SharedLogFlusher flusher_;  // outlives the executors: the factory outlives the workers
 };
 
 void ErrorLogSink(LogLevel level, const char* message) {

@@ -19,6 +19,7 @@
 
 #include "engine/engine.h"
 #include "engine/server_headers.h"
+#include "engine/log_flusher.h"
 #include "engine/open_index.h"
 #include "engine/row_undo.h"
 #include "engine/server_thread.h"
@@ -31,13 +32,16 @@ namespace rowsocket {
 
 class EngineExecutor : public Executor {
  public:
-  EngineExecutor(const WorkerInfo& info, const EngineOptions& options);
+  // `flusher`: where write commits may leave their log flush (null: they do not).
+  EngineExecutor(const WorkerInfo& info, const EngineOptions& options,
+                 SharedLogFlusher* flusher);
   ~EngineExecutor() override;
 
   bool ok() const { return thread_.ok(); }
 
   std::unique_ptr<Session> NewSession() override;
-  void Execute(BatchItem* items, size_t count) override;
+  uint64_t Execute(BatchItem* items, size_t count) override;
+  uint64_t Durable() override;
   void Tick() override;
   bool ShouldStop() override;
 
@@ -61,6 +65,8 @@ class EngineExecutor : public Executor {
   // Lock order (lock_order.cc): runs a group of single-row writes in key order.
   bool PlanLockOrder(BatchItem* items, size_t begin, size_t end);
   void AnswerInLockOrder(BatchItem* items, size_t begin, size_t end);
+  bool Commit();
+  handlerton* FlushDeferrable();
   MYSQL_LOCK* LockTables(TABLE** tables, size_t n);
   bool AcquireBackupProtection();
   void BeginWriteStatement(MYSQL_LOCK* lock);
@@ -97,6 +103,9 @@ class EngineExecutor : public Executor {
   String scratch_;
   std::string deferred_rows_;  // row positions of a find-and-modify done in two phases
   RowUndo undo_;               // rows the running find-and-modify has changed
+  SharedLogFlusher* shared_flusher_;  // null for reads
+  LogFlusher* flusher_ = nullptr;     // once a commit has left its flush to it
+  bool flush_left_ = false;           // the running batch's commits did
   // The lock order of the group being run (see PlanLockOrder).
   struct KeySlot {
     uint32_t item;              // position in the batch

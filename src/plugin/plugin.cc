@@ -155,6 +155,7 @@ enum StatusIndex {
 #define ROWSOCKET_STATUS_INDEX(name, doc) k_##name,
   ROWSOCKET_STATS(ROWSOCKET_STATUS_INDEX)
 #undef ROWSOCKET_STATUS_INDEX
+  kLogFlushes,
   kStatusCount
 };
 long long g_status_values[kStatusCount];
@@ -166,6 +167,7 @@ st_mysql_show_var g_status_array[] = {
   {#name, reinterpret_cast<char*>(&g_status_values[k_##name]), SHOW_LONGLONG},
     ROWSOCKET_STATS(ROWSOCKET_STATUS_VAR)
 #undef ROWSOCKET_STATUS_VAR
+    {"log_flushes", reinterpret_cast<char*>(&g_status_values[kLogFlushes]), SHOW_LONGLONG},
     {nullptr, nullptr, SHOW_UNDEF}};
 
 int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_var*, enum enum_var_type) {
@@ -176,6 +178,7 @@ int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_va
 #define ROWSOCKET_STATUS_FILL(name, doc) g_status_values[k_##name] = static_cast<long long>(s.name);
   ROWSOCKET_STATS(ROWSOCKET_STATUS_FILL)
 #undef ROWSOCKET_STATUS_FILL
+  g_status_values[kLogFlushes] = static_cast<long long>(LogFlushes());
   var->type = SHOW_ARRAY;
   var->value = reinterpret_cast<char*>(g_status_array);
   return 0;

@@ -149,8 +149,9 @@ void Connection::CompactInput() {
 }
 
 bool Connection::Flush() {
-  while (out_sent_ < out_.size()) {
-    ssize_t n = ::send(fd_, out_.data() + out_sent_, out_.size() - out_sent_, MSG_NOSIGNAL);
+  const size_t end = SendableEnd();
+  while (out_sent_ < end) {
+    ssize_t n = ::send(fd_, out_.data() + out_sent_, end - out_sent_, MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
@@ -160,10 +161,18 @@ bool Connection::Flush() {
     stats_->bytes_sent.Add(static_cast<uint64_t>(n));
     Bump(&bytes_sent_, static_cast<uint64_t>(n));
   }
+  if (end != out_.size()) return true;  // the rest is held
   out_.clear();
   out_sent_ = 0;
   if (out_.capacity() > kKeepOutputCapacity) std::string().swap(out_);
   return true;
+}
+
+bool Connection::ReleaseOutput(uint64_t durable) {
+  size_t n = 0;
+  while (n < holds_.size() && holds_[n].ticket <= durable) ++n;
+  holds_.erase(holds_.begin(), holds_.begin() + static_cast<std::ptrdiff_t>(n));
+  return n > 0;
 }
 
 }  // namespace rowsocket

@@ -3,7 +3,9 @@
 // Input arrives in `in_`; complete lines are parsed in place into `requests_`
 // (their tokens point into `in_`), so `in_` is compacted only after the batch that
 // uses them has been answered. Answers accumulate in `out_` and leave in as few
-// writes as the socket allows. Used only on its worker's thread.
+// writes as the socket allows; answers of a write batch that is committed but not
+// yet durable are held back (HoldOutput) until it is. Used only on its worker's
+// thread.
 #pragma once
 
 #include <atomic>
@@ -55,9 +57,20 @@ class Connection {
   void Trim();
 
   std::string* output() { return &out_; }
+  // Answers not written yet, held ones included.
   bool HasOutput() const { return out_sent_ < out_.size(); }
-  // Writes as much pending output as the socket takes. False on a socket error.
+  // Answers that may be written now.
+  bool CanSend() const { return out_sent_ < SendableEnd(); }
+  // Writes as much of the sendable output as the socket takes. False on a socket
+  // error.
   bool Flush();
+
+  // The output from `begin` on waits until the batch with `ticket` is durable (see
+  // Executor::Execute); later answers queue behind it.
+  void HoldOutput(uint64_t ticket, size_t begin) { holds_.push_back({ticket, begin}); }
+  // Lets go of the holds of durable batches; true if any went.
+  bool ReleaseOutput(uint64_t durable);
+  bool held() const { return !holds_.empty(); }
 
   bool eof() const { return eof_; }
   // The stream is beyond repair: answer what was parsed, then close.
@@ -71,6 +84,8 @@ class Connection {
   size_t index = 0;             // position in the worker's connection list
   bool watching_output = false; // EPOLLOUT is registered
   uint64_t turn = 0;            // the worker's turn that last took its requests
+  size_t turn_output = 0;       // output size before that turn's answers
+  bool parked = false;          // peer is done sending; only held answers remain
 
  private:
   // Turns one line into a request, applying per-connection rules.
@@ -88,6 +103,12 @@ class Connection {
   size_t consumed_ = 0;
   std::string out_;                // answers; [0, out_sent_) already written
   size_t out_sent_ = 0;
+  struct Hold {
+    uint64_t ticket;
+    size_t begin;
+  };
+  std::vector<Hold> holds_;        // oldest first
+  size_t SendableEnd() const { return holds_.empty() ? out_.size() : holds_.front().begin; }
   std::vector<Request> requests_;  // reused across batches
   size_t parsed_ = 0;
   // Written by the worker only; atomics so that Describe may read them anywhere.

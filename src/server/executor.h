@@ -9,6 +9,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -39,6 +41,8 @@ struct WorkerInfo {
   bool read_only;          // serves the read listener
   const char* listener;    // "read" or "write", for logs and process lists
   WorkerStats* stats;      // the worker's counters; the executor adds its own
+  // Makes the worker look at Durable() again; callable from any thread.
+  std::function<void()> wake;
 };
 
 class Executor {
@@ -50,7 +54,12 @@ class Executor {
   // Executes items[0..count) and appends exactly one answer per item to its
   // `out`, in item order. Requests of type kInvalid are answered with their error
   // and kAuth with success (the server has checked the secret already).
-  virtual void Execute(BatchItem* items, size_t count) = 0;
+  // Returns 0 when the answers may leave at once, or a ticket: the batch's writes
+  // are committed but not yet durable, and its answers (and any appended after
+  // them) must wait until Durable() reaches the ticket; `wake` is called then.
+  virtual uint64_t Execute(BatchItem* items, size_t count) = 0;
+  // The latest ticket whose batch is durable. Tickets only grow.
+  virtual uint64_t Durable() = 0;
 
   // Called after every loop turn and at least every few tens of milliseconds while
   // idle: release tables that DDL is waiting for, close idle tables.

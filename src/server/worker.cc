@@ -10,10 +10,12 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <system_error>
+#include <thread>
 
 #include "server/listener.h"
 #include "server/log.h"
@@ -29,11 +31,6 @@ constexpr int kMaxEvents = 256;
 // epoll user data for the two non-connection fds.
 void* const kListenerTag = reinterpret_cast<void*>(1);
 void* const kWakeTag = reinterpret_cast<void*>(2);
-
-WorkerInfo WithStats(WorkerInfo info, WorkerStats* stats) {
-  info.stats = stats;
-  return info;
-}
 
 uint64_t NowMs() {
   using namespace std::chrono;
@@ -69,7 +66,7 @@ std::string PeerName(const sockaddr_storage& addr) {
 
 Worker::Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* factory,
                const ServerConfig& config, ServerTunables* tunables)
-    : info_(WithStats(info, &stats_)),
+    : info_(WithWorker(info)),
       listener_(listener),
       factory_(factory),
       config_(config),
@@ -79,6 +76,14 @@ Worker::Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* fact
   // as the first worker of the listener runs.
   epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+// The executor counts into this worker's stats and wakes it when a batch it holds
+// answers for becomes durable.
+WorkerInfo Worker::WithWorker(WorkerInfo info) {
+  info.stats = &stats_;
+  info.wake = [this] { Wake(); };
+  return info;
 }
 
 Worker::~Worker() {
@@ -146,6 +151,11 @@ void Worker::Run() {
   if (!executor) return;
   AdoptConnections(executor.get());  // passed on before this thread ran
   Loop(executor.get());
+  // Answers of committed batches go out before their connections close.
+  for (int i = 0; i < 1000 && !held_.empty(); ++i) {
+    ReleaseDurable(executor.get());
+    if (!held_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   // Sessions hold engine state: drop them while the executor still exists.
   while (!connections_.empty()) CloseConnection(connections_.back().get());
   CloseInbox();
@@ -183,23 +193,16 @@ void Worker::Loop(Executor* executor) {
         accept = true;
       } else {
         auto* c = static_cast<Connection*>(tag);
+        if (c->parked) continue;  // waits for ReleaseDurable
         if (events[i].events & EPOLLOUT) {
-          if (!c->Flush()) {
-            CloseConnection(c);
-            continue;
-          }
-          if (!c->HasOutput()) {
-            if (c->closing() || c->eof()) {
-              CloseConnection(c);
-              continue;
-            }
-            WatchOutput(c, false);
-          }
+          if (!SendAnswers(c) || c->parked) continue;
+          if (!c->CanSend()) WatchOutput(c, false);
         }
         if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) ready.push_back(c);
       }
     }
     if (stop_.load(std::memory_order_relaxed)) break;
+    if (!held_.empty()) ReleaseDurable(executor);
     if (!ready.empty()) ServeTurn(executor, ready.data(), ready.size());
     if (wake_pending_) {  // a wake-up that arrived while gathering
       wake_pending_ = false;
@@ -229,24 +232,79 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   // have none and skip the shared counter.
   const bool writes = !info_.read_only;
   if (writes) {
-    if (listener_->executing.load(std::memory_order_acquire) > 0) GatherWhilePeerExecutes(max_line);
+    // With log flushes left to the log flusher, a peer's batch costs this one no wait.
+    if (!flushes_elsewhere_ && listener_->executing.load(std::memory_order_acquire) > 0)
+      GatherWhilePeerExecutes(max_line);
     listener_->executing.fetch_add(1, std::memory_order_acq_rel);
   }
-  executor->Execute(batch_.data(), batch_.size());
+  const uint64_t ticket = executor->Execute(batch_.data(), batch_.size());
   if (writes) {
+    flushes_elsewhere_ = ticket != 0;
     listener_->executing.fetch_sub(1, std::memory_order_acq_rel);
     WakeGatheringPeers();
   }
+  const bool hold = ticket != 0 && ticket > executor->Durable();
   for (Connection* c : answered_) {
     c->CompactInput();
-    bool flushed = c->Flush();
+    if (hold) {
+      c->HoldOutput(ticket, c->turn_output);
+      if (std::find(held_.begin(), held_.end(), c) == held_.end()) held_.push_back(c);
+    }
+    // Latency of held answers counts until the turn's end, not their release.
     RecordLatency(c, NowUs() - start_us);
-    if (!flushed) {
-      CloseConnection(c);
-    } else if (c->HasOutput()) {
+    if (SendAnswers(c) && c->CanSend()) WatchOutput(c, true);
+  }
+}
+
+// Writes what may leave of c's answers. Closes c, and returns false, on a socket
+// error or when c is done: its peer stopped sending (or the stream broke) and
+// nothing is left to write. A peer that stopped while answers wait for their
+// batch's flush is parked: no more reading, released by ReleaseDurable.
+bool Worker::SendAnswers(Connection* c) {
+  if (!c->Flush()) {
+    CloseConnection(c);
+    return false;
+  }
+  if (!(c->closing() || c->eof()) || c->CanSend()) return true;
+  if (!c->HasOutput()) {
+    CloseConnection(c);
+    return false;
+  }
+  if (!c->parked) {
+    // Edge-triggered and interested in nothing: a hung-up socket stays quiet.
+    epoll_event ev{};
+    ev.events = EPOLLET;
+    ev.data.ptr = c;
+    epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->fd(), &ev);
+    c->watching_output = false;
+    c->parked = true;
+  }
+  return true;
+}
+
+// Sends the answers whose batches have become durable since they were held.
+void Worker::ReleaseDurable(Executor* executor) {
+  const uint64_t durable = executor->Durable();
+  released_.clear();
+  for (size_t i = 0; i < held_.size();) {
+    Connection* c = held_[i];
+    if (!c->ReleaseOutput(durable)) {
+      ++i;
+      continue;
+    }
+    released_.push_back(c);
+    if (c->held()) {
+      ++i;
+    } else {
+      held_[i] = held_.back();
+      held_.pop_back();
+    }
+  }
+  for (Connection* c : released_) {
+    if (!SendAnswers(c)) continue;
+    if (c->CanSend()) {
+      if (c->parked) c->parked = false;  // WatchOutput re-arms it
       WatchOutput(c, true);
-    } else if (c->closing() || c->eof()) {
-      CloseConnection(c);
     }
   }
 }
@@ -260,11 +318,12 @@ void Worker::TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms) {
   }
   size_t n = c->ParseLines(max_line);
   if (n == 0) {
-    if (c->eof()) CloseConnection(c);
+    if (c->eof()) SendAnswers(c);  // closes it, or parks it while answers are held
     return;
   }
   c->last_active_ms.store(now_ms, std::memory_order_relaxed);
   c->turn = turn_;
+  c->turn_output = c->output()->size();
   for (size_t k = 0; k < n; ++k) batch_.push_back({c->session(), c->request(k), c->output()});
   answered_.push_back(c);
 }
@@ -403,6 +462,7 @@ void Worker::AddConnection(int fd, std::string peer, Executor* executor) {
 }
 
 void Worker::CloseConnection(Connection* c) {
+  if (c->held()) held_.erase(std::find(held_.begin(), held_.end(), c));
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
   ::close(c->fd());
   listener_->connections.fetch_sub(1);

@@ -63,6 +63,9 @@ class Worker {
   void RecordLatency(Connection* c, uint64_t micros);
   void CloseConnection(Connection* c);
   void ServeTurn(Executor* executor, Connection** ready, size_t count);
+  bool SendAnswers(Connection* c);
+  void ReleaseDurable(Executor* executor);
+  WorkerInfo WithWorker(WorkerInfo info);
   void TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms);
   void GatherWhilePeerExecutes(uint32_t max_line);
   void WakeGatheringPeers();
@@ -96,6 +99,7 @@ class Worker {
   uint64_t turn_ = 0;                      // counts ServeTurn calls
   std::atomic<bool> gathering_{false};     // in GatherWhilePeerExecutes
   bool wake_pending_ = false;
+  bool flushes_elsewhere_ = false;         // the last write batch left its flush to the engine
 
   // Guards the list (not the connections' work): the worker changes it on accept and
   // close; information_schema reads it from other threads.
@@ -104,6 +108,8 @@ class Worker {
   std::vector<char> read_buffer_;          // every read lands here first
   std::vector<BatchItem> batch_;           // reused every turn
   std::vector<Connection*> answered_;      // connections with answers this turn
+  std::vector<Connection*> held_;          // with answers waiting for durability
+  std::vector<Connection*> released_;      // reused by ReleaseDurable
   uint64_t last_sweep_ms_ = 0;
 };
 

@@ -11,8 +11,10 @@ full flight and started again on the same datadir. Then:
   else is;
 - the server recovers cleanly (no [ERROR] in its log, CHECK TABLE is OK) and
   rowsocket serves again.
-Run twice: without the binary log, and with log_bin + sync_binlog=1 (where a commit
-goes through the binlog's two-phase commit and crash recovery consults the binlog).
+Run twice: without the binary log, where commits leave their log flush to rowsocket's
+log flusher and answers wait for it (checked: Rowsocket_log_flushes grows), and with
+log_bin + sync_binlog=1 (where a commit goes through the binlog's two-phase commit and
+crash recovery consults the binlog; the log flusher is not used).
 """
 
 import threading
@@ -120,6 +122,13 @@ def test_answered_inserts_survive_sigkill(binlog):
                  f"{ANSWERED_BEFORE_KILL} answered inserts")
         assert all(c.is_alive() for c in clients), \
             f"a client stopped before the kill: {[c.error for c in clients if c.error]}"
+        sql = Sql(server)
+        log_flushes = int(sql.rows("SHOW GLOBAL STATUS LIKE 'Rowsocket_log_flushes'")[0][1])
+        sql.close()
+        if binlog:
+            assert log_flushes == 0, "with the binary log, commits must go through its group commit"
+        else:
+            assert log_flushes > 0, "commits did not leave their flush to the log flusher"
         server.kill()
         for client in clients:
             client.join(timeout=LIVENESS)

@@ -40,6 +40,7 @@ def test_status_counts_requests_errors_rows_and_connections(reader, writer, sql)
     assert delta["Rowsocket_rows_inserted"] == 1
     assert delta["Rowsocket_rows_deleted"] == 1
     assert delta["Rowsocket_commits"] >= 2
+    assert delta["Rowsocket_log_flushes"] >= 1  # the write commits were made durable
     assert delta["Rowsocket_batches"] >= 9
     assert delta["Rowsocket_bytes_received"] > 0 and delta["Rowsocket_bytes_sent"] > 0
     assert after["Rowsocket_connections_read"] >= 1

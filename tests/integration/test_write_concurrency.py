@@ -683,3 +683,68 @@ def test_deletes_on_a_table_with_foreign_keys_keep_their_order(target, sql, tabl
         assert sql.rows("SELECT k FROM test.tree") == []
     finally:
         sql.execute("DROP TABLE IF EXISTS test.tree")
+
+
+# -- group commit ----------------------------------------------------------------------
+
+def test_write_workers_share_log_flushes_and_answer_every_insert(target, sql, tables):
+    """Pipelines on every write worker at once: each insert is answered `0 1` and is
+    in the table, and the commits were made durable by rowsocket's log flusher, one
+    flush for one or more commits (Rowsocket_log_flushes)."""
+    sql.create_table("grouped", "k INT PRIMARY KEY, c INT NOT NULL")
+    before = {n: status(sql, n) for n in ("Rowsocket_commits", "Rowsocket_log_flushes")}
+    conns = [hs.Connection(target.port_wr) for _ in range(12)]
+    try:
+        for c in conns:
+            c.open_index(1, "grouped", ["k", "c"])
+        for round_ in range(5):
+            for i, c in enumerate(conns):
+                c.send_lines([[1, "+", 2, (i * 5 + round_) * 100 + j, i] for j in range(100)])
+            for c in conns:
+                assert [c.read_answer() for _ in range(100)] == [["0", "1"]] * 100
+    finally:
+        for c in conns:
+            c.close()
+    assert int(sql.value("SELECT COUNT(*) FROM test.grouped")) == 12 * 5 * 100
+    commits = status(sql, "Rowsocket_commits") - before["Rowsocket_commits"]
+    flushes = status(sql, "Rowsocket_log_flushes") - before["Rowsocket_log_flushes"]
+    assert 1 <= flushes <= commits, (flushes, commits)
+
+
+def test_a_client_that_stops_sending_still_gets_every_answer(target, sql, tables):
+    """A client that sends its writes and shuts its side of the socket down (as
+    `printf ... | nc` does) still reads every answer before the server closes: the
+    answers wait for their log flush, and the connection with them."""
+    sql.create_table("halfclosed", "k INT PRIMARY KEY, c INT NOT NULL")
+    with hs.Connection(target.port_wr) as conn:
+        conn.send_lines([hs.open_request(1, "halfclosed", ["k", "c"])] +
+                        [[1, "+", 2, k, k] for k in range(1, 201)])
+        conn.sock.shutdown(socket.SHUT_WR)
+        answers = [conn.read_answer() for _ in range(201)]
+        assert conn.is_closed()
+    assert answers == [["0", "1"]] * 201
+    assert int(sql.value("SELECT COUNT(*) FROM test.halfclosed")) == 200
+
+
+def test_a_write_commits_only_after_backup_stage_block_commit_ends(server, target, sql, tables):
+    """BACKUP STAGE BLOCK_COMMIT (and FLUSH TABLES WITH READ LOCK) hold commits back:
+    a rowsocket insert made meanwhile waits before its commit — its row stays invisible
+    and its answer unsent — and commits once the backup lets go."""
+    sql.create_table("blocked", "k INT PRIMARY KEY, c INT NOT NULL")
+    backup = Sql(server)
+    try:
+        backup.execute("BACKUP STAGE START")
+        backup.execute("BACKUP STAGE BLOCK_COMMIT")
+        with writer_on(target, "blocked", ("k", "c")) as conn:
+            conn.send_lines([[1, "+", 2, 1, 1]])
+            wait_for(lambda: int(sql.value(
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                "WHERE STATE = 'Waiting for backup lock'")) > 0,
+                "the write to wait for the backup lock")
+            assert int(backup.value("SELECT COUNT(*) FROM test.blocked")) == 0
+            assert not has_answer(conn)
+            backup.execute("BACKUP STAGE END")
+            assert conn.read_answer() == ["0", "1"]
+    finally:
+        backup.close()
+    assert int(sql.value("SELECT COUNT(*) FROM test.blocked")) == 1

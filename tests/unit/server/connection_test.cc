@@ -115,5 +115,39 @@ TEST_F(ConnectionTest, answers_are_flushed_to_the_client) {
   EXPECT_EQ(stats_.bytes_sent.Get(), 4u);
 }
 
+// Answers of a batch that is committed but not yet durable stay in the buffer, and
+// so does everything appended after them, until their ticket is released.
+TEST_F(ConnectionTest, held_answers_leave_only_once_their_batch_is_durable) {
+  Open(false);
+  conn_->output()->append("0\t1\n");        // an earlier answer, free to go
+  size_t begin = conn_->output()->size();
+  conn_->output()->append("0\t1\t5\n");     // a write batch's answer, ticket 7
+  conn_->HoldOutput(7, begin);
+  begin = conn_->output()->size();
+  conn_->output()->append("0\t1\t6\n");     // the next write batch's, ticket 9
+  conn_->HoldOutput(9, begin);
+  conn_->output()->append("0\t0\n");        // a later answer without a ticket
+  ASSERT_TRUE(conn_->Flush());
+  EXPECT_TRUE(conn_->HasOutput());
+  EXPECT_FALSE(conn_->CanSend());
+  char buf[64];
+  ASSERT_EQ(::read(client_, buf, sizeof buf), 4);
+  EXPECT_EQ(std::string(buf, 4), "0\t1\n");
+
+  EXPECT_FALSE(conn_->ReleaseOutput(6));  // an older ticket releases nothing
+  EXPECT_TRUE(conn_->ReleaseOutput(8));   // 7 is durable, 9 is not
+  EXPECT_TRUE(conn_->held());
+  ASSERT_TRUE(conn_->Flush());
+  ASSERT_EQ(::read(client_, buf, sizeof buf), 6);
+  EXPECT_EQ(std::string(buf, 6), "0\t1\t5\n");
+
+  EXPECT_TRUE(conn_->ReleaseOutput(9));
+  EXPECT_FALSE(conn_->held());
+  ASSERT_TRUE(conn_->Flush());
+  EXPECT_FALSE(conn_->HasOutput());
+  ASSERT_EQ(::read(client_, buf, sizeof buf), 10);
+  EXPECT_EQ(std::string(buf, 10), "0\t1\t6\n0\t0\n");
+}
+
 }  // namespace
 }  // namespace rowsocket
