@@ -232,6 +232,13 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     step.status = Status::BadRequest("stmtnum");
     return step;
   }
+  // read_only holds rowsocket's clients to it like SQL's ordinary users (rowsocket's
+  // threads have every privilege; a replica's read_only must not let writes through).
+  if (opt_readonly && r.IsWrite()) {
+    step.answered = true;
+    step.status = Status::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
+    return step;
+  }
   Status s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
   if (!s.ok()) {

@@ -4,7 +4,9 @@
 - no request, however odd, stops a listener;
 - index ids are bounded by rowsocket_max_open_indexes;
 - a line longer than rowsocket_max_line_length is refused and the connection closed;
-- requests that crash or stall the original are answered with an error.
+- requests that crash or stall the original are answered with an error;
+- read_only (a replica's usual setting) refuses rowsocket's writes as it refuses an
+  ordinary SQL user's.
 """
 
 import pytest
@@ -171,3 +173,22 @@ def test_open_on_a_view_answers_an_error(reader, user_view):
     assert answer[:2] in (b"1\t", b"2\t"), answer
     assert reader.raw(b"1\t=\t1\t101\n")[:2] == b"2\t"
     assert reader.raw(OPEN_USER + FIND_USER, lines=2) == b"0\t1\n0\t1\tYukari Takeba\n"
+
+
+# -- read_only -----------------------------------------------------------------------
+
+def test_read_only_refuses_writes_and_keeps_serving_reads(writer, sql):
+    """With read_only on, writes answer `1 1 1290` (SQL's ER_OPTION_PREVENTS_STATEMENT)
+    and change nothing; reads go on; with it off again, writes work."""
+    writer.raw(b"P\t1\ttest\tuser\tPRIMARY\tuser_id,user_name\n")
+    sql.execute("SET GLOBAL read_only = 1")
+    try:
+        assert writer.raw(b"1\t+\t2\t4242\tro\n") == b"1\t1\t1290\n"
+        assert writer.raw(b"1\t=\t1\t101\t1\t0\tU\t101\tchanged\n") == b"1\t1\t1290\n"
+        assert writer.raw(b"1\t=\t1\t101\t1\t0\tD\n") == b"1\t1\t1290\n"
+        assert writer.raw(b"1\t=\t1\t101\n") == b"0\t2\t101\tYukari Takeba\n"
+    finally:
+        sql.execute("SET GLOBAL read_only = 0")
+    assert int(sql.value("SELECT COUNT(*) FROM test.user WHERE user_id = 4242")) == 0
+    assert writer.raw(b"1\t+\t2\t4242\tro\n") == b"0\t1\n"
+    assert writer.raw(b"1\t=\t1\t4242\t1\t0\tD\n") == b"0\t1\t1\n"
