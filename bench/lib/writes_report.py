@@ -209,6 +209,11 @@ def every_run(runs, info):
     return lines + [""]
 
 
+def binary_log(info):
+    options = [o for o in info.get("server_options", []) if o.startswith("--log-bin")]
+    return f"binary log on ({options[0]})" if options else "no binary log"
+
+
 def header(info, runs):
     lines = title_lines("rowsocket write path", info, "rates")
     phases = "; ".join(f"`{p['name']}`: {p['title']}" for p in info["phases"])
@@ -218,7 +223,8 @@ def header(info, runs):
         f"{info['minutes']:.1f} minutes.",
         f"- Versions: MariaDB {info['versions'].get('mariadb', '?')}, rowsocket {info['git']}.",
         f"- Data: {info['rows']:,} rows in test.user, buffer pool {info['buffer_pool_mb']} MB "
-        "(all in memory, warmed); InnoDB with innodb_flush_log_at_trx_commit=1, no binary log.",
+        "(all in memory, warmed); InnoDB with innodb_flush_log_at_trx_commit=1, "
+        f"{binary_log(info)}.",
         f"- Server configurations, each a fresh private mariadbd carrying both plugins over the "
         f"same tables (plugin thread counts are fixed at start): {phases}.",
         f"- Runs: {info['rounds']} round(s), {info['duration']} s measured after "
