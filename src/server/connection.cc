@@ -168,9 +168,21 @@ bool Connection::Flush() {
   return true;
 }
 
-bool Connection::ReleaseOutput(uint64_t durable) {
+void Connection::HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us) {
+  Hold hold{ticket, begin, since_us, {}};
+  for (size_t i = 0; i < parsed_; ++i) ++hold.requests[static_cast<size_t>(KindOf(requests_[i]))];
+  holds_.push_back(hold);
+}
+
+bool Connection::ReleaseOutput(uint64_t durable, uint64_t now_us) {
   size_t n = 0;
-  while (n < holds_.size() && holds_[n].ticket <= durable) ++n;
+  for (; n < holds_.size() && holds_[n].ticket <= durable; ++n) {
+    const Hold& hold = holds_[n];
+    for (size_t k = 0; k < kRequestKinds; ++k) {
+      if (hold.requests[k] != 0)
+        stats_->latency.Add(static_cast<RequestKind>(k), now_us - hold.since_us, hold.requests[k]);
+    }
+  }
   holds_.erase(holds_.begin(), holds_.begin() + static_cast<std::ptrdiff_t>(n));
   return n > 0;
 }

@@ -65,11 +65,14 @@ class Connection {
   // error.
   bool Flush();
 
-  // The output from `begin` on waits until the batch with `ticket` is durable (see
-  // Executor::Execute); later answers queue behind it.
-  void HoldOutput(uint64_t ticket, size_t begin) { holds_.push_back({ticket, begin}); }
-  // Lets go of the holds of durable batches; true if any went.
-  bool ReleaseOutput(uint64_t durable);
+  // The output from `begin` on, the answers to the requests of the last
+  // ParseLines, waits until the batch with `ticket` is durable (see
+  // Executor::Execute); later answers queue behind it. `since_us`: when the turn
+  // that read those requests began (their latency runs until the release).
+  void HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us);
+  // Lets go of the holds of durable batches, recording their requests' latency up to
+  // `now_us`; true if any went.
+  bool ReleaseOutput(uint64_t durable, uint64_t now_us);
   bool held() const { return !holds_.empty(); }
 
   bool eof() const { return eof_; }
@@ -106,6 +109,8 @@ class Connection {
   struct Hold {
     uint64_t ticket;
     size_t begin;
+    uint64_t since_us;
+    uint32_t requests[kRequestKinds];  // held answers by request kind
   };
   std::vector<Hold> holds_;        // oldest first
   size_t SendableEnd() const { return holds_.empty() ? out_.size() : holds_.front().begin; }

@@ -247,11 +247,11 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   for (Connection* c : answered_) {
     c->CompactInput();
     if (hold) {
-      c->HoldOutput(ticket, c->turn_output);
+      c->HoldOutput(ticket, c->turn_output, start_us);  // latency recorded on release
       if (std::find(held_.begin(), held_.end(), c) == held_.end()) held_.push_back(c);
+    } else {
+      RecordLatency(c, NowUs() - start_us);
     }
-    // Latency of held answers counts until the turn's end, not their release.
-    RecordLatency(c, NowUs() - start_us);
     if (SendAnswers(c) && c->CanSend()) WatchOutput(c, true);
   }
 }
@@ -285,10 +285,11 @@ bool Worker::SendAnswers(Connection* c) {
 // Sends the answers whose batches have become durable since they were held.
 void Worker::ReleaseDurable(Executor* executor) {
   const uint64_t durable = executor->Durable();
+  const uint64_t now_us = NowUs();
   released_.clear();
   for (size_t i = 0; i < held_.size();) {
     Connection* c = held_[i];
-    if (!c->ReleaseOutput(durable)) {
+    if (!c->ReleaseOutput(durable, now_us)) {
       ++i;
       continue;
     }

@@ -122,10 +122,10 @@ TEST_F(ConnectionTest, held_answers_leave_only_once_their_batch_is_durable) {
   conn_->output()->append("0\t1\n");        // an earlier answer, free to go
   size_t begin = conn_->output()->size();
   conn_->output()->append("0\t1\t5\n");     // a write batch's answer, ticket 7
-  conn_->HoldOutput(7, begin);
+  conn_->HoldOutput(7, begin, 0);
   begin = conn_->output()->size();
   conn_->output()->append("0\t1\t6\n");     // the next write batch's, ticket 9
-  conn_->HoldOutput(9, begin);
+  conn_->HoldOutput(9, begin, 0);
   conn_->output()->append("0\t0\n");        // a later answer without a ticket
   ASSERT_TRUE(conn_->Flush());
   EXPECT_TRUE(conn_->HasOutput());
@@ -134,19 +134,34 @@ TEST_F(ConnectionTest, held_answers_leave_only_once_their_batch_is_durable) {
   ASSERT_EQ(::read(client_, buf, sizeof buf), 4);
   EXPECT_EQ(std::string(buf, 4), "0\t1\n");
 
-  EXPECT_FALSE(conn_->ReleaseOutput(6));  // an older ticket releases nothing
-  EXPECT_TRUE(conn_->ReleaseOutput(8));   // 7 is durable, 9 is not
+  EXPECT_FALSE(conn_->ReleaseOutput(6, 0));  // an older ticket releases nothing
+  EXPECT_TRUE(conn_->ReleaseOutput(8, 0));   // 7 is durable, 9 is not
   EXPECT_TRUE(conn_->held());
   ASSERT_TRUE(conn_->Flush());
   ASSERT_EQ(::read(client_, buf, sizeof buf), 6);
   EXPECT_EQ(std::string(buf, 6), "0\t1\t5\n");
 
-  EXPECT_TRUE(conn_->ReleaseOutput(9));
+  EXPECT_TRUE(conn_->ReleaseOutput(9, 0));
   EXPECT_FALSE(conn_->held());
   ASSERT_TRUE(conn_->Flush());
   EXPECT_FALSE(conn_->HasOutput());
   ASSERT_EQ(::read(client_, buf, sizeof buf), 10);
   EXPECT_EQ(std::string(buf, 10), "0\t1\t6\n0\t0\n");
+}
+
+// Held answers' latency runs until they are released, counted per request kind.
+TEST_F(ConnectionTest, held_answers_count_their_latency_until_released) {
+  Open(false);
+  ASSERT_EQ(Feed("1\t+\t1\tv\n1\t+\t1\tw\n1\t=\t1\t5\n"), 3u);
+  conn_->output()->append("0\t1\n0\t1\n0\t0\n");
+  conn_->HoldOutput(3, 0, 1000);
+  EXPECT_FALSE(conn_->ReleaseOutput(2, 1500));
+  EXPECT_TRUE(conn_->ReleaseOutput(3, 1700));
+  const size_t at_700us = LatencyBucket(700);
+  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestKind::kInsert)][at_700us].Get(), 2u);
+  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestKind::kFind)][at_700us].Get(), 1u);
+  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestKind::kInsert)][LatencyBucket(500)].Get(),
+            0u);
 }
 
 }  // namespace
