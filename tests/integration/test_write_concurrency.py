@@ -748,3 +748,20 @@ def test_a_write_commits_only_after_backup_stage_block_commit_ends(server, targe
     finally:
         backup.close()
     assert int(sql.value("SELECT COUNT(*) FROM test.blocked")) == 1
+
+
+@pytest.mark.parametrize("setting", [0, 2])
+def test_writes_are_answered_under_every_flush_setting(target, sql, tables, setting):
+    """innodb_flush_log_at_trx_commit=0 or 2 make no sync durable per commit; the log
+    flusher then writes (2) or leaves (0) the log as InnoDB would, and the answers
+    still come."""
+    sql.create_table(f"flush{setting}", "k INT PRIMARY KEY, c INT NOT NULL")
+    before = int(sql.value("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit"))
+    sql.execute(f"SET GLOBAL innodb_flush_log_at_trx_commit = {setting}")
+    try:
+        with writer_on(target, f"flush{setting}", ("k", "c")) as conn:
+            conn.send_lines([[1, "+", 2, k, k] for k in range(1, 101)])
+            assert [conn.read_answer() for _ in range(100)] == [["0", "1"]] * 100
+    finally:
+        sql.execute(f"SET GLOBAL innodb_flush_log_at_trx_commit = {before}")
+    assert int(sql.value(f"SELECT COUNT(*) FROM test.flush{setting}")) == 100
