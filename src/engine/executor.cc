@@ -132,15 +132,9 @@ uint64_t EngineExecutor::Durable() { return flusher_ != nullptr ? flusher_->Dura
 // batch's answers wait for it (see log_flusher.h).
 bool EngineExecutor::Commit() {
   THD* thd = thread_.thd();
-  handlerton* engine = FlushDeferrable();
-  if (engine != nullptr && (flusher_ == nullptr || flusher_->engine() != engine)) {
-    if (LogFlusher* f = shared_flusher_->Get(engine)) {
-      if (flusher_ != nullptr) flusher_->Forget(&info_.wake);
-      flusher_ = f;
-    }
-  }
-  if (engine == nullptr || flusher_ == nullptr || flusher_->engine() != engine)
-    return trans_commit_stmt(thd);
+  handlerton* engine = FlushDeferrable();  // InnoDB, the flusher's one engine
+  if (engine != nullptr && flusher_ == nullptr) flusher_ = shared_flusher_->Get(engine);
+  if (engine == nullptr || flusher_ == nullptr) return trans_commit_stmt(thd);
   // The commit blocker ha_commit_trans takes (FLUSH TABLES WITH READ LOCK and BACKUP
   // STAGE BLOCK_COMMIT hold commits back), taken here because the commit starts here;
   // ha_commit_trans finds it held and leaves it to us.
@@ -331,7 +325,7 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       // too (this also clears the rollback request, so the retry can commit).
       trans_rollback_stmt(thd);
       trans_rollback_implicit(thd);
-    } else if (info_.read_only ? trans_commit_stmt(thd) : Commit()) {
+    } else if (Commit()) {
       // The commit failed: nothing the group wrote is durable. Say so.
       Log(LogLevel::kError, "commit failed; answering %zu requests with errors", end - begin);
       for (size_t i = end; i-- > begin;) items[i].out->resize(marks_[i]);

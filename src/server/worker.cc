@@ -247,8 +247,8 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   for (Connection* c : answered_) {
     c->CompactInput();
     if (hold) {
+      if (!c->held()) held_.push_back(c);
       c->HoldOutput(ticket, c->turn_output, start_us);  // latency recorded on release
-      if (std::find(held_.begin(), held_.end(), c) == held_.end()) held_.push_back(c);
     } else {
       RecordLatency(c, NowUs() - start_us);
     }
@@ -303,10 +303,7 @@ void Worker::ReleaseDurable(Executor* executor) {
   }
   for (Connection* c : released_) {
     if (!SendAnswers(c)) continue;
-    if (c->CanSend()) {
-      if (c->parked) c->parked = false;  // WatchOutput re-arms it
-      WatchOutput(c, true);
-    }
+    if (c->CanSend()) WatchOutput(c, true);
   }
 }
 
@@ -485,6 +482,7 @@ void Worker::WatchOutput(Connection* c, bool on) {
   ev.data.ptr = c;
   epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c->fd(), &ev);
   c->watching_output = on;
+  c->parked = false;  // re-armed
 }
 
 // Once a second: trims the buffers of connections that went quiet and closes
