@@ -202,8 +202,10 @@ void Worker::Loop(Executor* executor) {
       }
     }
     if (stop_.load(std::memory_order_relaxed)) break;
-    if (!held_.empty()) ReleaseDurable(executor);
     if (!ready.empty()) ServeTurn(executor, ready.data(), ready.size());
+    // After the turn: releasing may close connections, which `ready` and `events`
+    // still point to until here.
+    if (!held_.empty()) ReleaseDurable(executor);
     if (wake_pending_) {  // a wake-up that arrived while gathering
       wake_pending_ = false;
       AdoptConnections(executor);

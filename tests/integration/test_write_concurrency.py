@@ -765,3 +765,20 @@ def test_writes_are_answered_under_every_flush_setting(target, sql, tables, sett
     finally:
         sql.execute(f"SET GLOBAL innodb_flush_log_at_trx_commit = {before}")
     assert int(sql.value(f"SELECT COUNT(*) FROM test.flush{setting}")) == 100
+
+
+def test_clients_that_vanish_after_writing_leave_the_server_serving(target, sql, tables):
+    """Clients send writes and reset their connections at once, many times over: the
+    server meets the reset while the answers wait for their log flush (both in one
+    loop turn, now and then) and must only drop those connections. Run under
+    AddressSanitizer by scripts/test-asan.sh."""
+    sql.create_table("vanish", "k INT PRIMARY KEY, c INT NOT NULL")
+    for round_ in range(30):
+        conns = [hs.Connection(target.port_wr) for _ in range(20)]
+        for i, c in enumerate(conns):
+            c.send_lines([hs.open_request(1, "vanish", ["k", "c"])] +
+                         [[1, "+", 2, (round_ * 20 + i) * 10 + j, i] for j in range(10)])
+        for c in conns:
+            reset(c)
+    with writer_on(target, "vanish", ("k", "c")) as conn:
+        assert conn.request([1, "+", 2, -1, 0]) == ["0", "1"]
