@@ -26,6 +26,8 @@ std::unique_ptr<ExecutorFactory> NewEngineExecutorFactory(const EngineOptions& o
 // Log flushes made by rowsocket's log flusher since the plugin was loaded: each
 // makes the write commits before it durable together (see log_flusher.h).
 uint64_t LogFlushes();
+// The time those flushes took, in microseconds.
+uint64_t LogFlushMicroseconds();
 
 // Routes the server layer's log messages to MariaDB's error log.
 void LogToServerErrorLog();

@@ -12,10 +12,22 @@ namespace rowsocket {
 namespace {
 
 std::atomic<uint64_t> g_log_flushes{0};
+std::atomic<uint64_t> g_log_flush_us{0};
+
+// Flushes `engine`'s log and counts the flush and its time.
+void FlushLog(handlerton* engine) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  engine->flush_logs(engine);
+  const auto took = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+  g_log_flush_us.fetch_add(static_cast<uint64_t>(took.count()), std::memory_order_relaxed);
+  g_log_flushes.fetch_add(1, std::memory_order_relaxed);
+}
 
 }  // namespace
 
 uint64_t LogFlushes() { return g_log_flushes.load(std::memory_order_relaxed); }
+uint64_t LogFlushMicroseconds() { return g_log_flush_us.load(std::memory_order_relaxed); }
 
 LogFlusher::LogFlusher(handlerton* engine) : engine_(engine) {}
 
@@ -50,8 +62,7 @@ uint64_t LogFlusher::Request(const std::function<void()>* wake) {
     if (stopped_) {
       // The server is shutting down and the thread has gone: flush here.
       lock.unlock();
-      engine_->flush_logs(engine_);
-      g_log_flushes.fetch_add(1, std::memory_order_relaxed);
+      FlushLog(engine_);
       lock.lock();
       if (Durable() < ticket) durable_.store(ticket, std::memory_order_release);
       return ticket;
@@ -98,8 +109,7 @@ void LogFlusher::Run(ServerThread* thread) {
     }
     const uint64_t upto = requested_;
     lock.unlock();
-    engine_->flush_logs(engine_);
-    g_log_flushes.fetch_add(1, std::memory_order_relaxed);
+    FlushLog(engine_);
     lock.lock();
     durable_.store(upto, std::memory_order_release);
     // A waker whose later tickets are still outstanding is woken for the ones this

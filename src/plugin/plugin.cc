@@ -156,6 +156,7 @@ enum StatusIndex {
   ROWSOCKET_STATS(ROWSOCKET_STATUS_INDEX)
 #undef ROWSOCKET_STATUS_INDEX
   kLogFlushes,
+  kLogFlushMicroseconds,
   kStatusCount
 };
 long long g_status_values[kStatusCount];
@@ -168,6 +169,8 @@ st_mysql_show_var g_status_array[] = {
     ROWSOCKET_STATS(ROWSOCKET_STATUS_VAR)
 #undef ROWSOCKET_STATUS_VAR
     {"log_flushes", reinterpret_cast<char*>(&g_status_values[kLogFlushes]), SHOW_LONGLONG},
+    {"log_flush_microseconds", reinterpret_cast<char*>(&g_status_values[kLogFlushMicroseconds]),
+     SHOW_LONGLONG},
     {nullptr, nullptr, SHOW_UNDEF}};
 
 int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_var*, enum enum_var_type) {
@@ -179,6 +182,7 @@ int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_va
   ROWSOCKET_STATS(ROWSOCKET_STATUS_FILL)
 #undef ROWSOCKET_STATUS_FILL
   g_status_values[kLogFlushes] = static_cast<long long>(LogFlushes());
+  g_status_values[kLogFlushMicroseconds] = static_cast<long long>(LogFlushMicroseconds());
   var->type = SHOW_ARRAY;
   var->value = reinterpret_cast<char*>(g_status_array);
   return 0;

@@ -168,8 +168,9 @@ bool Connection::Flush() {
   return true;
 }
 
-void Connection::HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us) {
-  Hold hold{ticket, begin, since_us, {}};
+void Connection::HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us,
+                            uint64_t committed_us) {
+  Hold hold{ticket, begin, since_us, committed_us, {}};
   for (size_t i = 0; i < parsed_; ++i) ++hold.requests[static_cast<size_t>(KindOf(requests_[i]))];
   holds_.push_back(hold);
 }
@@ -178,10 +179,14 @@ bool Connection::ReleaseOutput(uint64_t durable, uint64_t now_us) {
   size_t n = 0;
   for (; n < holds_.size() && holds_[n].ticket <= durable; ++n) {
     const Hold& hold = holds_[n];
+    uint64_t requests = 0;
     for (size_t k = 0; k < kRequestKinds; ++k) {
-      if (hold.requests[k] != 0)
-        stats_->latency.Add(static_cast<RequestKind>(k), now_us - hold.since_us, hold.requests[k]);
+      if (hold.requests[k] == 0) continue;
+      stats_->latency.Add(static_cast<RequestKind>(k), now_us - hold.since_us, hold.requests[k]);
+      requests += hold.requests[k];
     }
+    if (now_us > hold.committed_us)
+      stats_->log_flush_wait_microseconds.Add((now_us - hold.committed_us) * requests);
   }
   holds_.erase(holds_.begin(), holds_.begin() + static_cast<std::ptrdiff_t>(n));
   return n > 0;

@@ -68,10 +68,11 @@ class Connection {
   // The output from `begin` on, the answers to the requests of the last
   // ParseLines, waits until the batch with `ticket` is durable (see
   // Executor::Execute); later answers queue behind it. `since_us`: when the turn
-  // that read those requests began (their latency runs until the release).
-  void HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us);
-  // Lets go of the holds of durable batches, recording their requests' latency up to
-  // `now_us`; true if any went.
+  // that read those requests began (their latency runs until the release);
+  // `committed_us`: when the batch committed (their wait for the log flush begins).
+  void HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us, uint64_t committed_us);
+  // Lets go of the holds of durable batches, recording their requests' latency and
+  // wait for the log flush up to `now_us`; true if any went.
   bool ReleaseOutput(uint64_t durable, uint64_t now_us);
   bool held() const { return !holds_.empty(); }
 
@@ -110,6 +111,7 @@ class Connection {
     uint64_t ticket;
     size_t begin;
     uint64_t since_us;
+    uint64_t committed_us;
     uint32_t requests[kRequestKinds];  // held answers by request kind
   };
   std::vector<Hold> holds_;        // oldest first

@@ -48,7 +48,9 @@ class Counter {
   X(commits, "write transactions committed")                                       \
   X(rollbacks, "write batches rolled back by the storage engine and retried")      \
   X(lock_wait_timeouts, "requests answered with a lock wait timeout")              \
-  X(deadlocks, "requests answered with a deadlock error")
+  X(deadlocks, "requests answered with a deadlock error")                          \
+  X(log_flush_wait_microseconds,                                                   \
+    "summed over requests: how long answers of committed writes waited for the log flush")
 
 // Request latency, as the server sees it: from the read that brought a request in
 // to the write that sent its answer (batching included), per request kind.

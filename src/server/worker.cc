@@ -246,11 +246,12 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
     WakeGatheringPeers();
   }
   const bool hold = ticket != 0 && ticket > executor->Durable();
+  const uint64_t committed_us = hold ? NowUs() : 0;
   for (Connection* c : answered_) {
     c->CompactInput();
     if (hold) {
       if (!c->held()) held_.push_back(c);
-      c->HoldOutput(ticket, c->turn_output, start_us);  // latency recorded on release
+      c->HoldOutput(ticket, c->turn_output, start_us, committed_us);  // counted on release
     } else {
       RecordLatency(c, NowUs() - start_us);
     }

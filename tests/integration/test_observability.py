@@ -41,6 +41,8 @@ def test_status_counts_requests_errors_rows_and_connections(reader, writer, sql)
     assert delta["Rowsocket_rows_deleted"] == 1
     assert delta["Rowsocket_commits"] >= 2
     assert delta["Rowsocket_log_flushes"] >= 1  # the write commits were made durable
+    assert delta["Rowsocket_log_flush_microseconds"] > 0  # a sync takes time
+    assert delta["Rowsocket_log_flush_wait_microseconds"] > 0  # and the answers waited for it
     assert delta["Rowsocket_batches"] >= 9
     assert delta["Rowsocket_bytes_received"] > 0 and delta["Rowsocket_bytes_sent"] > 0
     assert after["Rowsocket_connections_read"] >= 1

@@ -122,10 +122,10 @@ TEST_F(ConnectionTest, held_answers_leave_only_once_their_batch_is_durable) {
   conn_->output()->append("0\t1\n");        // an earlier answer, free to go
   size_t begin = conn_->output()->size();
   conn_->output()->append("0\t1\t5\n");     // a write batch's answer, ticket 7
-  conn_->HoldOutput(7, begin, 0);
+  conn_->HoldOutput(7, begin, 0, 0);
   begin = conn_->output()->size();
   conn_->output()->append("0\t1\t6\n");     // the next write batch's, ticket 9
-  conn_->HoldOutput(9, begin, 0);
+  conn_->HoldOutput(9, begin, 0, 0);
   conn_->output()->append("0\t0\n");        // a later answer without a ticket
   ASSERT_TRUE(conn_->Flush());
   EXPECT_TRUE(conn_->HasOutput());
@@ -149,12 +149,13 @@ TEST_F(ConnectionTest, held_answers_leave_only_once_their_batch_is_durable) {
   EXPECT_EQ(std::string(buf, 10), "0\t1\t6\n0\t0\n");
 }
 
-// Held answers' latency runs until they are released, counted per request kind.
+// Held answers' latency runs until they are released, counted per request kind;
+// their wait for the log flush runs from the commit, summed over the requests.
 TEST_F(ConnectionTest, held_answers_count_their_latency_until_released) {
   Open(false);
   ASSERT_EQ(Feed("1\t+\t1\tv\n1\t+\t1\tw\n1\t=\t1\t5\n"), 3u);
   conn_->output()->append("0\t1\n0\t1\n0\t0\n");
-  conn_->HoldOutput(3, 0, 1000);
+  conn_->HoldOutput(3, 0, 1000, 1200);
   EXPECT_FALSE(conn_->ReleaseOutput(2, 1500));
   EXPECT_TRUE(conn_->ReleaseOutput(3, 1700));
   const size_t at_700us = LatencyBucket(700);
@@ -162,6 +163,7 @@ TEST_F(ConnectionTest, held_answers_count_their_latency_until_released) {
   EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestKind::kFind)][at_700us].Get(), 1u);
   EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestKind::kInsert)][LatencyBucket(500)].Get(),
             0u);
+  EXPECT_EQ(stats_.log_flush_wait_microseconds.Get(), 3u * 500);
 }
 
 }  // namespace
