@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "server/clock.h"
 #include "server/log.h"
 
 namespace rowsocket {
@@ -15,11 +16,6 @@ constexpr const char* kSystemSchemas[] = {"mysql", "information_schema", "perfor
 // Tries of a group of write requests as one transaction before it is split up
 // (see Execute).
 constexpr int kGroupAttempts = 2;
-
-uint64_t NowMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 bool SameName(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -103,6 +99,7 @@ uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
   if (!info_.read_only) ApplyLockWaitTimeout(batch_start_ms_, true);
   thread_.BeginBatch(info_.read_only ? SQLCOM_SELECT : SQLCOM_INSERT);
   Prepare(items, count);
+  thread_.ShowExecuting();
   if (!RunWithRetry(items, 0, count)) {
     // Rolled back twice: the batch's requests collide with another transaction's.
     // Each connection's requests run as a transaction of their own, and if even
@@ -220,10 +217,11 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     case RequestType::kInsert:
       break;
   }
-  OpenIndex* oi = session->Get(r.index_id);
+  Status s;
+  OpenIndex* oi = Opened(session, r.index_id, &s);
   if (oi == nullptr) {
     step.answered = true;
-    step.status = Status::BadRequest("stmtnum");
+    step.status = s;
     return step;
   }
   // read_only holds rowsocket's clients to it like SQL's ordinary users (rowsocket's
@@ -233,7 +231,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     step.status = Status::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
     return step;
   }
-  Status s = tables_.Reopen(oi->entry());
+  s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
   if (!s.ok()) {
     step.answered = true;
@@ -256,9 +254,34 @@ Status EngineExecutor::OpenIndexRequest(EngineSession* session, const Request& r
   auto oi = std::make_unique<OpenIndex>(entry, r.index, r.columns, r.filter_columns);
   s = oi->Resolve();
   if (!s.ok()) return s;
-  std::unique_ptr<OpenIndex> replaced = session->Set(r.index_id, std::move(oi));
-  if (replaced) retired_.push_back(std::move(replaced));
+  auto binding = std::make_unique<IndexBinding>();
+  binding->db = r.db;
+  binding->table = r.table;
+  binding->index = r.index;
+  binding->columns = r.columns;
+  binding->filter_columns = r.filter_columns;
+  binding->opened.resize(static_cast<size_t>(info_.index) + 1);
+  binding->opened[info_.index] = std::move(oi);
+  session->Bind(r.index_id, std::move(binding), &retired_);
   return Status::OK();
+}
+
+// The index bound to `id` as this executor opens it: the first time this executor
+// serves the connection it opens the binding's table and index in its own cache.
+OpenIndex* EngineExecutor::Opened(EngineSession* session, uint32_t id, Status* status) {
+  IndexBinding* b = session->Find(id);
+  if (b == nullptr) {
+    *status = Status::BadRequest("stmtnum");
+    return nullptr;
+  }
+  const size_t slot = static_cast<size_t>(info_.index);
+  if (b->opened.size() <= slot) b->opened.resize(slot + 1);
+  if (!b->opened[slot]) {
+    TableEntry* entry = tables_.Get(b->db, b->table, status);
+    if (entry == nullptr) return nullptr;
+    b->opened[slot] = std::make_unique<OpenIndex>(entry, b->index, b->columns, b->filter_columns);
+  }
+  return b->opened[slot].get();
 }
 
 // Writes wait while FLUSH TABLES WITH READ LOCK or a backup stage blocks DML,

@@ -56,6 +56,7 @@ class EngineExecutor : public Executor {
   void Prepare(BatchItem* items, size_t count);
   Step PrepareOne(const BatchItem& item);
   Status OpenIndexRequest(EngineSession* session, const Request& r);
+  OpenIndex* Opened(EngineSession* session, uint32_t id, Status* status);
   bool SchemaAllowed(std::string_view db) const;
 
   // Runs items[begin..end) in order with their tables locked, as one statement

@@ -82,11 +82,16 @@ Status OpenIndex::ResolveNames() {
   return Status::OK();
 }
 
-std::unique_ptr<OpenIndex> EngineSession::Set(uint32_t id, std::unique_ptr<OpenIndex> index) {
-  if (id >= indexes_.size()) indexes_.resize(id + 1);
-  std::swap(indexes_[id], index);
-  if (!index) open_indexes.store(open_indexes.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  return index;
+void EngineSession::Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
+                         std::vector<std::unique_ptr<OpenIndex>>* retired) {
+  if (id >= bindings_.size()) bindings_.resize(id + 1);
+  std::swap(bindings_[id], binding);
+  if (!binding) {
+    open_indexes.store(open_indexes.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return;
+  }
+  for (std::unique_ptr<OpenIndex>& oi : binding->opened)
+    if (oi) retired->push_back(std::move(oi));
 }
 
 // True if `r` changes (U, +, -) a column that is part of one of `keys` (key numbers

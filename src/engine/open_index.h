@@ -1,12 +1,14 @@
-// OpenIndex: what a `P` request binds to an index id on one connection: a table,
-// one of its indexes, the columns answers carry (and inserts and updates write),
-// and the columns filters may test. EngineSession holds a connection's open
-// indexes, indexed by id.
+// OpenIndex: what a `P` request binds to an index id on one connection, opened by
+// one executor: a table of that executor's cache, one of its indexes, the columns
+// answers carry (and inserts and updates write), and the columns filters may test.
+// EngineSession holds a connection's bindings by id; a connection is served by
+// whichever worker of its listener is free, and each executor opens a binding the
+// first time it serves that connection.
 //
 // Names are resolved to field and key numbers against the open table; when the
 // table is reopened (after DDL or FLUSH) the names are resolved again, so an index
 // keeps working while it still makes sense and answers an error when it does not.
-// Used only on its worker's thread.
+// Used only on its executor's thread.
 #pragma once
 
 #include <memory>
@@ -71,17 +73,31 @@ bool ChangesKeyColumns(const Request& r, OpenIndex* oi, const key_map& keys);
 bool ChangesScannedKey(const Request& r, OpenIndex* oi);
 bool ChangesUniqueKey(const Request& r, OpenIndex* oi);
 
+// What a `P` bound to one index id: the names, and the index as each executor
+// opened it (by executor slot).
+struct IndexBinding {
+  std::string db;
+  std::string table;
+  std::string index;
+  std::string columns;
+  std::string filter_columns;
+  std::vector<std::unique_ptr<OpenIndex>> opened;
+};
+
+// A connection's bindings. Used by one executor at a time (the one serving the
+// connection's turn).
 class EngineSession : public Session {
  public:
-  OpenIndex* Get(uint32_t id) const {
-    return id < indexes_.size() ? indexes_[id].get() : nullptr;
+  IndexBinding* Find(uint32_t id) {
+    return id < bindings_.size() ? bindings_[id].get() : nullptr;
   }
-  // Binds `index` to `id`, returning the index it replaces (if any) so a batch
-  // that still refers to it can finish first.
-  std::unique_ptr<OpenIndex> Set(uint32_t id, std::unique_ptr<OpenIndex> index);
+  // Binds `binding` to `id`. What the binding it replaces had opened goes to
+  // `retired`, so that a batch still referring to it can finish first.
+  void Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
+            std::vector<std::unique_ptr<OpenIndex>>* retired);
 
  private:
-  std::vector<std::unique_ptr<OpenIndex>> indexes_;
+  std::vector<std::unique_ptr<IndexBinding>> bindings_;
 };
 
 }  // namespace rowsocket

@@ -50,8 +50,10 @@ void ServerThread::BeginBatch(enum_sql_command command) {
   thd_->set_time();
   thd_->set_query_id(next_query_id());
   thd_->lex->sql_command = command;
-  thd_->proc_info = "rowsocket: executing batch";
+  ShowExecuting();
 }
+
+void ServerThread::ShowExecuting() { thd_->proc_info = "rowsocket: executing batch"; }
 
 void ServerThread::EndBatch() {
   if (thd_->is_error() || thd_->get_stmt_da()->is_set()) thd_->clear_error(true);

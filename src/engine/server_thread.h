@@ -23,6 +23,9 @@ class ServerThread {
 
   // Prepares the THD for one batch (fresh query id and time, statement kind).
   void BeginBatch(enum_sql_command command);
+  // SHOW PROCESSLIST says `rowsocket: executing batch` (again: opening a table
+  // shows stages of its own).
+  void ShowExecuting();
   // Frees what the batch allocated on the THD and clears its diagnostics.
   void EndBatch();
 

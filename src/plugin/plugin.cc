@@ -88,8 +88,8 @@ MYSQL_SYSVAR_UINT(readsize, opt_readsize, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READO
                   "Bytes read from a client socket at a time", nullptr, nullptr, 65536, 4096,
                   1 << 24, 0);
 MYSQL_SYSVAR_UINT(accept_balance, opt_accept_balance, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
-                  "Accepted for compatibility with handlersocket_accept_balance; rowsocket "
-                  "always hands each new connection to the worker with the fewest",
+                  "Accepted for compatibility with handlersocket_accept_balance; no effect: "
+                  "whichever of its listener's workers is free serves a connection",
                   nullptr, nullptr, 0, 0, 10000, 0);
 MYSQL_SYSVAR_STR(plain_secret, opt_plain_secret,
                  PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY | PLUGIN_VAR_NOSYSVAR | PLUGIN_VAR_MEMALLOC,

@@ -1,5 +1,5 @@
 // Connection: reading, line framing, per-connection request rules, writing.
-// Runs on the owning worker's thread.
+// Runs on the thread of the worker that owns the connection (see connection.h).
 #include "server/connection.h"
 
 #include <sys/socket.h>
@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "server/listener.h"
 
@@ -32,12 +33,40 @@ void MakeError(Request* r, Status status) {
 
 }  // namespace
 
+bool Connection::Acquire() {
+  uint8_t state = state_.load(std::memory_order_acquire);
+  for (;;) {
+    switch (state) {
+      case kFree:
+        if (state_.compare_exchange_weak(state, kOwned, std::memory_order_acq_rel)) return true;
+        break;
+      case kOwned:
+        if (state_.compare_exchange_weak(state, kOwnedAgain, std::memory_order_acq_rel))
+          return false;
+        break;
+      case kOwnedAgain:
+        return false;
+      default:  // kSwept: the sweep is trimming it, for microseconds
+        std::this_thread::yield();
+        state = state_.load(std::memory_order_acquire);
+    }
+  }
+}
+
+bool Connection::Release() {
+  uint8_t owned = kOwned;
+  if (state_.compare_exchange_strong(owned, kFree, std::memory_order_acq_rel)) return true;
+  state_.store(kOwned, std::memory_order_relaxed);  // was kOwnedAgain
+  return false;
+}
+
 bool Connection::ReadOnce(char* scratch, size_t size) {
   ssize_t n;
   do {
     n = ::recv(fd_, scratch, size, 0);
   } while (n < 0 && errno == EINTR);
   if (n == 0) eof_ = true;
+  read_more_ = n == static_cast<ssize_t>(size);
   if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
   if (n > 0) {
     // Only what arrived is kept: an idle connection holds no read-sized buffer.
@@ -88,6 +117,7 @@ void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->bytes_sent = bytes_sent_.load(std::memory_order_relaxed);
   info->connected_ms = now_ms - connected_ms_;
   info->idle_ms = now_ms - last_active_ms.load(std::memory_order_relaxed);
+  info->worker = worker.load(std::memory_order_relaxed);
 }
 
 // Queues `2 1 linelen` as request `slot` and marks the connection for closing once

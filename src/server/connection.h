@@ -1,11 +1,17 @@
-// Connection: one client socket and its buffers, owned by exactly one worker.
+// Connection: one client socket and its buffers, owned by one worker at a time.
 //
 // Input arrives in `in_`; complete lines are parsed in place into `requests_`
 // (their tokens point into `in_`), so `in_` is compacted only after the batch that
 // uses them has been answered. Answers accumulate in `out_` and leave in as few
 // writes as the socket allows; answers of a write batch that is committed but not
-// yet durable are held back (HoldOutput) until it is. Used only on its worker's
-// thread.
+// yet durable are held back (HoldOutput) until it is.
+//
+// One worker at a time owns the connection and only the owner uses it: the worker
+// that took the readiness that found it free (Acquire), until it lets go (Release).
+// Readiness that arrives meanwhile is noted, and the owner serves the connection
+// again instead of letting go. While the connection is free, the listener's sweep
+// may claim it for a moment (Claim); a worker that arrives meanwhile waits for the
+// sweep to let go.
 #pragma once
 
 #include <atomic>
@@ -31,6 +37,21 @@ class Connection {
         session_(std::move(session)), stats_(stats) {
     last_active_ms.store(now_ms, std::memory_order_relaxed);
   }
+
+  // Readiness reached a worker: true if the connection was free and that worker now
+  // owns it; false if another worker owns it (which then serves it again).
+  bool Acquire();
+  // The owner is done: true if the connection is free now, false if readiness
+  // arrived meanwhile (the owner keeps it and serves it again).
+  bool Release();
+  // The owner's counters count from now on.
+  void CountInto(WorkerStats* stats) { stats_ = stats; }
+  // The sweep takes a free connection for a moment, if it is free; Unclaim lets go.
+  bool Claim() {
+    uint8_t expected = kFree;
+    return state_.compare_exchange_strong(expected, kSwept, std::memory_order_acq_rel);
+  }
+  void Unclaim() { state_.store(kFree, std::memory_order_release); }
 
   int fd() const { return fd_; }
   uint64_t id() const { return id_; }
@@ -75,21 +96,31 @@ class Connection {
   // wait for the log flush up to `now_us`; true if any went.
   bool ReleaseOutput(uint64_t durable, uint64_t now_us);
   bool held() const { return !holds_.empty(); }
+  // The ticket that must be durable before every held answer may leave (0: none).
+  uint64_t held_until() const { return holds_.empty() ? 0 : holds_.back().ticket; }
 
   bool eof() const { return eof_; }
+  // The socket may hold more than the last ReadOnce took: it filled the scratch
+  // buffer, or the peer's end was reported and not read yet.
+  bool read_more() const {
+    return read_more_ || (hangup_.load(std::memory_order_acquire) && !eof_);
+  }
+  // Readiness with the peer's end (EPOLLRDHUP, EPOLLHUP, EPOLLERR) reached a worker
+  // (any worker: the edge may come while another owns the connection).
+  void NoteHangup() { hangup_.store(true, std::memory_order_release); }
   // The stream is beyond repair: answer what was parsed, then close.
   bool closing() const { return closing_; }
 
   // Fills what other threads may see (information_schema); any thread, under the
-  // owning worker's connection lock.
+  // listener's connection list mutex.
   void Describe(uint64_t now_ms, ConnectionInfo* info) const;
 
   std::atomic<uint64_t> last_active_ms{0};  // last time a request arrived
-  size_t index = 0;             // position in the worker's connection list
-  bool watching_output = false; // EPOLLOUT is registered
-  uint64_t turn = 0;            // the worker's turn that last took its requests
-  size_t turn_output = 0;       // output size before that turn's answers
-  bool parked = false;          // peer is done sending; only held answers remain
+  std::atomic<int> worker{0};   // the worker that served it last
+  size_t index = 0;             // position in the listener's list (under its mutex)
+  bool timed_out = false;       // shut down by the sweep (under the list's mutex)
+  bool awaiting_output = false; // let go with answers the socket did not take
+  size_t turn_output = 0;       // output size before the last turn's answers
 
  private:
   // Turns one line into a request, applying per-connection rules.
@@ -125,6 +156,10 @@ class Connection {
   std::atomic<bool> authenticated_{false};
   bool eof_ = false;
   bool closing_ = false;
+  bool read_more_ = false;         // the last read filled the buffer: more may wait
+  std::atomic<bool> hangup_{false};
+  enum : uint8_t { kFree, kOwned, kOwnedAgain, kSwept };
+  std::atomic<uint8_t> state_{kOwned};
 };
 
 }  // namespace rowsocket

@@ -3,8 +3,10 @@
 // of parsed requests to an Executor and sends what the Executor wrote.
 //
 // Threading: each worker thread creates its own Executor through the
-// ExecutorFactory on that thread, uses it only there, and destroys it there. Sessions
-// are created, used and destroyed on their worker's thread, before the Executor.
+// ExecutorFactory on that thread, uses it only there, and destroys it there. A
+// Session belongs to a connection, which any worker of its listener may serve: it is
+// used by one executor at a time, and may be destroyed on any worker's thread (the
+// last worker of a stopping listener destroys those left, before its Executor).
 #pragma once
 
 #include <atomic>

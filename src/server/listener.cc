@@ -1,16 +1,52 @@
-// Listener: socket(), bind() and listen() for one port, non-blocking.
+// Listener: socket(), bind() and listen() for one port, non-blocking, and the
+// epoll set its workers share.
 #include "server/listener.h"
 
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "server/connection.h"
+
 namespace rowsocket {
+namespace {
+
+bool Watch(int epoll_fd, int fd, uint32_t events, void* tag) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = tag;
+  return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) == 0;
+}
+
+void CloseFd(int* fd) {
+  if (*fd >= 0) ::close(*fd);
+  *fd = -1;
+}
+
+}  // namespace
+
+void* const Listener::kAcceptTag = reinterpret_cast<void*>(1);
+void* const Listener::kStopTag = reinterpret_cast<void*>(2);
+void* const Listener::kDurableTag = reinterpret_cast<void*>(3);
+
+Listener::Listener(const char* name, bool read_only, std::string secret)
+    : name_(name), read_only_(read_only), secret_(std::move(secret)) {}
+
+Listener::~Listener() {
+  // Workers have gone (Server joins them first); their last one closed these
+  // unless it never started.
+  for (std::unique_ptr<Connection>& c : connection_list) ::close(c->fd());
+  connection_list.clear();
+  retired.clear();
+  Close();
+}
 
 bool Listener::Open(const std::string& address, const std::string& port, int backlog,
                     std::string* error) {
@@ -46,14 +82,58 @@ bool Listener::Open(const std::string& address, const std::string& port, int bac
     *error = "cannot listen on " + address + ":" + port + ": " + last_error;
     return false;
   }
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  stop_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  durable_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (epoll_fd_ < 0 || stop_fd_ < 0 || durable_fd_ < 0 ||
+      !Watch(epoll_fd_, fd_, EPOLLIN | EPOLLONESHOT, kAcceptTag) ||
+      !Watch(epoll_fd_, stop_fd_, EPOLLIN, kStopTag) ||
+      !Watch(epoll_fd_, durable_fd_, EPOLLIN | EPOLLONESHOT, kDurableTag)) {
+    *error = std::string("epoll set for ") + name_ + " port: " + std::strerror(errno);
+    Close();
+    return false;
+  }
   return true;
 }
 
 void Listener::Close() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-    fd_ = -1;
-  }
+  CloseFd(&fd_);
+  CloseFd(&epoll_fd_);
+  CloseFd(&stop_fd_);
+  CloseFd(&durable_fd_);
+}
+
+void Listener::ArmAccept() {
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.ptr = kAcceptTag;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd_, &ev);
+}
+
+void Listener::RequestStop() {
+  uint64_t one = 1;
+  ssize_t ignored = ::write(stop_fd_, &one, sizeof one);
+  (void)ignored;
+}
+
+void Listener::WakeForDurable() {
+  if (durable_wake_pending_.exchange(true, std::memory_order_acq_rel)) return;
+  uint64_t one = 1;
+  ssize_t ignored = ::write(durable_fd_, &one, sizeof one);
+  (void)ignored;
+}
+
+// Cleared before the release it leads to, so a batch that becomes durable during
+// that release wakes a worker again.
+void Listener::TakeDurableWake() {
+  uint64_t value;
+  ssize_t ignored = ::read(durable_fd_, &value, sizeof value);
+  (void)ignored;
+  durable_wake_pending_.store(false, std::memory_order_release);
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.ptr = kDurableTag;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, durable_fd_, &ev);
 }
 
 }  // namespace rowsocket

@@ -1,6 +1,8 @@
 // Server: opens listeners and starts and stops their workers.
 #include "server/server.h"
 
+#include "server/clock.h"
+#include "server/connection.h"
 #include "server/log.h"
 
 namespace rowsocket {
@@ -39,8 +41,10 @@ bool Server::StartListener(const ListenerConfig& lc, const char* name, std::stri
   return true;
 }
 
+// Each worker finishes its turn, sends the answers that become durable (up to a
+// second) and exits; the last one of a listener closes its connections.
 void Server::Stop() {
-  for (auto& w : workers_) w->Stop();
+  for (auto& l : listeners_) l->RequestStop();
   for (auto& w : workers_) w->Join();
   workers_.clear();
   listeners_.clear();
@@ -48,22 +52,28 @@ void Server::Stop() {
 
 size_t Server::connection_count() const {
   size_t n = 0;
-  for (auto& w : workers_) n += w->connection_count();
+  for (auto& l : listeners_) n += l->connections.load();
   return n;
 }
 
 std::vector<ConnectionInfo> Server::DescribeConnections() const {
   std::vector<ConnectionInfo> all;
-  for (auto& w : workers_) w->DescribeConnections(&all);
+  const uint64_t now_ms = NowMs();
+  for (auto& l : listeners_) {
+    std::lock_guard<std::mutex> lock(l->connections_mutex);
+    for (const auto& c : l->connection_list) {
+      all.emplace_back();
+      c->Describe(now_ms, &all.back());
+    }
+  }
   return all;
 }
 
 StatsSnapshot Server::CollectStats() const {
   StatsSnapshot s;
-  for (auto& w : workers_) {
-    s.AddFrom(w->stats());
-    (w->read_only() ? s.connections_read : s.connections_write) += w->connection_count();
-  }
+  for (auto& w : workers_) s.AddFrom(w->stats());
+  for (auto& l : listeners_)
+    (l->read_only() ? s.connections_read : s.connections_write) += l->connections.load();
   return s;
 }
 

@@ -1,19 +1,22 @@
-// Worker: one event-loop thread serving many connections of one listener.
+// Worker: one event-loop thread serving the connections of one listener, together
+// with the listener's other workers.
 //
-// Each loop turn: wait for events (epoll), accept new connections, read from every
-// readable connection once, parse every complete line, hand all requests of the
-// turn to the Executor as ONE batch, then write every connection's answers. The
+// Each loop turn: wait on the listener's epoll set, take every connection that is
+// ready and free (it is this worker's until it lets go, see listener.h), read from
+// each once, parse every complete line, hand all requests of the turn to the
+// Executor as ONE batch, then write every connection's answers and let it go. The
 // batch is what makes rowsocket cheap per request: one table lock, one statement or
-// transaction, one write per connection for many requests.
+// transaction, one write per connection for many requests. Answers that wait for
+// their batch's log flush are released by whichever worker the flush wakes.
 //
-// Started and stopped by Server (plugin thread); everything else runs on the
-// worker's own thread. Stop() is thread-safe.
+// Started by Server (plugin thread), stopped through its listener
+// (Listener::RequestStop); everything else runs on the worker's own thread.
 #pragma once
 
 #include <atomic>
 #include <future>
+#include <limits>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,42 +40,31 @@ class Worker {
   // Starts the thread and waits until its database thread is set up, so that a
   // worker that cannot start fails INSTALL PLUGIN instead of vanishing.
   bool Start(std::string* error);
-  // Asks the loop to finish its batch, close its connections and exit.
-  void Stop();
   void Join();
 
-  // Connections this worker holds now (any thread may read it).
-  size_t connection_count() const { return connection_count_.load(std::memory_order_relaxed); }
-  // The same plus those passed on to it that it has not taken over yet.
-  size_t load() const { return connection_count() + adopting_.load(std::memory_order_relaxed); }
-  // Passes an accepted connection on to this worker (any thread).
-  void Adopt(int fd, std::string peer);
   const WorkerStats& stats() const { return stats_; }
-  // Appends a description of every connection (any thread).
-  void DescribeConnections(std::vector<ConnectionInfo>* out) const;
   bool read_only() const { return info_.read_only; }
+  // The listener's epoch when this worker last held no connection pointer of an
+  // epoll event (any thread); the largest value while it does not run.
+  uint64_t quiescent_epoch() const { return quiescent_.load(std::memory_order_acquire); }
 
  private:
   void Run();
   void Loop(Executor* executor);
   void Accept(Executor* executor);
   void AddConnection(int fd, std::string peer, Executor* executor);
-  Worker* LeastLoaded();
-  void AdoptConnections(Executor* executor);
-  void CloseInbox();
-  void RecordLatency(Connection* c, uint64_t micros);
+  void Own(Connection* c);
   void CloseConnection(Connection* c);
+  void CloseAll();
+  void FreeRetired();
   void ServeTurn(Executor* executor, Connection** ready, size_t count);
-  bool SendAnswers(Connection* c);
-  void ReleaseDurable(Executor* executor);
-  WorkerInfo WithWorker(WorkerInfo info);
   void TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms);
-  void GatherWhilePeerExecutes(uint32_t max_line);
-  void WakeGatheringPeers();
-  void Wake();       // any thread: makes the loop (or a gathering turn) look up
-  void DrainWake();
-  void WatchOutput(Connection* c, bool on);
+  void Finish(Connection* c);
+  void LetGo(Connection* c);
+  void ReleaseDurable(Executor* executor);
+  void RecordLatency(Connection* c, uint64_t micros);
   void SweepConnections(uint64_t now_ms);
+  WorkerInfo WithWorker(WorkerInfo info, Listener* listener);
 
   WorkerStats stats_;
   const WorkerInfo info_;
@@ -83,34 +75,18 @@ class Worker {
 
   std::thread thread_;
   std::promise<bool> started_;  // set by Run once the executor exists (or failed)
-  int epoll_fd_ = -1;
-  int wake_fd_ = -1;          // eventfd: Stop() and Adopt() write to it
-  std::atomic<bool> stop_{false};
-  std::atomic<size_t> connection_count_{0};
+  bool stopping_ = false;       // the listener asked its workers to stop
+  static constexpr uint64_t kNotServing = std::numeric_limits<uint64_t>::max();
+  std::atomic<uint64_t> quiescent_{kNotServing};
 
-  // Connections other workers accepted for this one (Adopt).
-  struct Adoptee {
-    int fd;
-    std::string peer;
-  };
-  std::mutex inbox_mutex_;
-  std::vector<Adoptee> inbox_;
-  std::atomic<size_t> adopting_{0};
-  uint64_t turn_ = 0;                      // counts ServeTurn calls
-  std::atomic<bool> gathering_{false};     // in GatherWhilePeerExecutes
-  bool wake_pending_ = false;
-  bool flushes_elsewhere_ = false;         // the last write batch left its flush to the engine
-
-  // Guards the list (not the connections' work): the worker changes it on accept and
-  // close; information_schema reads it from other threads.
-  mutable std::mutex connections_mutex_;
-  std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<char> read_buffer_;          // every read lands here first
   std::vector<BatchItem> batch_;           // reused every turn
   std::vector<Connection*> answered_;      // connections with answers this turn
-  std::vector<Connection*> held_;          // with answers waiting for durability
+  std::vector<Connection*> holding_;       // this turn's, whose answers wait for durability
   std::vector<Connection*> released_;      // reused by ReleaseDurable
-  uint64_t last_sweep_ms_ = 0;
+  // Connections this worker owns and serves again next turn: readiness arrived while
+  // it owned them, or input may wait unread (a full read, answers that were stuck).
+  std::vector<Connection*> again_;
 };
 
 }  // namespace rowsocket

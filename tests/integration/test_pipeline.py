@@ -69,3 +69,28 @@ def test_500_concurrent_connections_each_get_their_own_answer(target, pipe):
     for k, (opened, found) in enumerate(results, start=1):
         assert opened == ["0", "1"]
         assert found == ["0", "2", str(k), f"v{k}"]
+
+
+def test_requests_that_arrive_while_their_connection_is_served_are_answered(target, pipe):
+    """Any free worker serves a connection, and only one at a time: bytes that arrive
+    while one serves it must make that worker serve it again, not be left unread.
+    16 connections each send 300 requests in two pieces, the second while the first
+    may be in a batch, mixed with pipelined bursts; every answer arrives, in order."""
+    def one(t):
+        with hs.Connection(target.port) as conn:
+            conn.send_lines([hs.open_request(1, "pipe", ["v"])])
+            assert conn.read_answer() == ["0", "1"]
+            for i in range(300):
+                k = (t * 300 + i) % KEYS + 1
+                line = hs.encode_line([1, "=", 1, k])
+                if i % 50 == 49:
+                    conn.send_raw(line * 20)
+                    assert [conn.read_answer() for _ in range(20)] == [["0", "1", f"v{k}"]] * 20
+                    continue
+                conn.send_raw(line[:3])
+                conn.send_raw(line[3:])
+                assert conn.read_answer() == ["0", "1", f"v{k}"]
+        return True
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        assert all(pool.map(one, range(16)))

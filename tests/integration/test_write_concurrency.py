@@ -5,11 +5,11 @@ conflicts. A worker runs every write request it has ready as one transaction, co
 then answers; each answer must tell the truth about its own request (success means
 committed, an error means no effect), whatever its neighbours in the batch did.
 
-The server runs three write workers and `rowsocket_lock_wait_timeout=2`. A client that
-must land on a worker other than a blocked one connects after the blocked request is
-seen in SHOW PROCESSLIST (state `rowsocket: executing batch`): a worker stuck in a lock
-wait does not accept, so the kernel hands the new connection to an idle one. No test
-asserts a timing; the only time bounds are generous liveness bounds.
+The server runs three write workers and `rowsocket_lock_wait_timeout=2`. A connection
+belongs to no worker between its turns: whichever worker is free serves it, so while
+one worker waits for a row lock (seen in SHOW PROCESSLIST as `rowsocket: executing
+batch`) the others serve every other connection. No test asserts a timing; the only
+time bounds are generous liveness bounds.
 """
 
 import select
@@ -186,8 +186,7 @@ def wait_until_nothing_is_left(sql, connections_before):
 
 
 def writer_on(target, table="hot", columns=("n",)):
-    """A new write connection with index id 1 open. Opened while some workers are
-    busy, it is accepted by an idle one (a busy worker does not accept)."""
+    """A new write connection with index id 1 open."""
     conn = hs.Connection(target.port_wr)
     conn.open_index(1, table, list(columns))
     return conn
@@ -197,35 +196,37 @@ def writer_on(target, table="hot", columns=("n",)):
 
 def test_blocked_row_answers_146_while_writes_to_other_rows_keep_flowing(target, sql, hot,
                                                                           holder):
-    """Two rowsocket writers fight a SQL transaction over row 1; a third client's
-    writes to other rows complete while both wait; every request on row 1 answers
-    `1 1 146` after rowsocket_lock_wait_timeout and changes nothing; the rows stay
-    usable. Each waiter sends WAITS requests on row 1 in one batch, so its worker
-    stays blocked WAITS times the timeout: time enough for the third client even on
-    a loaded machine."""
+    """Two rowsocket writers fight a SQL transaction over row 1; the writes of a third
+    client, which connected and wrote before them, complete while both wait; every
+    request on row 1 answers `1 1 146` after rowsocket_lock_wait_timeout and changes
+    nothing; the rows stay usable. Each waiter sends WAITS requests on row 1 in one
+    batch, so its worker stays blocked WAITS times the timeout: time enough for the
+    third client even on a loaded machine. (Had connections stayed with the worker
+    that took them, the third would wait whenever a blocked worker had it.)"""
     waits = 3
     timeouts_before = status(sql, "Rowsocket_lock_wait_timeouts")
+    third = writer_on(target)
+    assert third.request(increment(HOT_ROWS)) == OK1
     holder.lock("hot", 1)
-    with writer_on(target) as first:
+    with writer_on(target) as first, third:
         first.send_lines([increment(1)] * waits)
         wait_for(lambda: busy_writers(sql) == 1, "the first writer to wait for row 1")
         second = writer_on(target)
         second.send_lines([increment(1, 10)] * waits)
         wait_for(lambda: busy_writers(sql) == 2, "the second writer to wait for row 1")
 
-        # Both waiters hold a worker each; the third worker serves a new client.
-        with writer_on(target) as third:
-            keys = list(range(2, HOT_ROWS + 1))
-            for start in range(0, len(keys), 50):
-                chunk = keys[start:start + 50]
-                third.send_lines([increment(k) for k in chunk])
-                assert [third.read_answer() for _ in chunk] == [OK1] * len(chunk)
-            # Still fighting: the third client did not wait for the row-1 writers.
-            assert not has_answer(first) and not has_answer(second), \
-                "a row-1 writer answered before the third client finished: the third " \
-                "client's writes waited for the blocked row"
-            assert busy_writers(sql) == 2
-        assert n_values(sql, keys) == {k: 1 for k in keys}
+        # Both waiters hold a worker each; the third worker serves the third client.
+        keys = list(range(2, HOT_ROWS))
+        for start in range(0, len(keys), 50):
+            chunk = keys[start:start + 50]
+            third.send_lines([increment(k) for k in chunk])
+            assert [third.read_answer() for _ in chunk] == [OK1] * len(chunk)
+        # Still fighting: the third client did not wait for the row-1 writers.
+        assert not has_answer(first) and not has_answer(second), \
+            "a row-1 writer answered before the third client finished: the third " \
+            "client's writes waited for the blocked row"
+        assert busy_writers(sql) == 2
+        assert n_values(sql, keys + [HOT_ROWS]) == {k: 1 for k in keys + [HOT_ROWS]}
 
         assert [first.read_answer() for _ in range(waits)] == [LOCK_TIMEOUT] * waits
         assert [second.read_answer() for _ in range(waits)] == [LOCK_TIMEOUT] * waits
@@ -582,34 +583,23 @@ def test_batch_rolled_back_twice_runs_one_request_per_transaction(server, target
 # rows' locks in opposite orders. What one connection asks must still happen in the
 # order it asked.
 
-def worker_of(sql, conn):
-    """The rowsocket worker that serves `conn` (information_schema.ROWSOCKET_CONNECTIONS)."""
-    peer = "%s:%d" % conn.sock.getsockname()[:2]
-    return int(sql.value("SELECT WORKER FROM information_schema.ROWSOCKET_CONNECTIONS "
-                         "WHERE PEER = %s", (peer,)))
-
-
 def test_pipelines_in_opposite_key_orders_on_two_workers_do_not_deadlock(server, target, sql,
                                                                           hot):
-    """Two connections on different write workers send the same 150 increments, one
-    in ascending and one in descending key order, while SQL holds the middle row, so
-    that both batches are inside at once. Taken in request order their locks would
-    cross at the middle (a deadlock as soon as SQL lets go); taken in key order the
-    second batch just waits for the first: no deadlock, every answer `0 1 1`, every
-    row increased by both."""
+    """Two connections send the same 150 increments, one in ascending and one in
+    descending key order, while SQL holds the middle row; the second sends once the
+    first's batch waits, so another worker runs it and both batches are inside at
+    once. Taken in request order their locks would cross at the middle (a deadlock as
+    soon as SQL lets go); taken in key order the second batch just waits for the
+    first: no deadlock, every answer `0 1 1`, every row increased by both."""
     keys = list(range(1, 151))
-    conns = [writer_on(target)]
+    conns = [writer_on(target), writer_on(target)]
     holder = RowHolder(server)
     try:
-        while True:  # a connection goes to the worker with the fewest
-            conns.append(writer_on(target))
-            if worker_of(sql, conns[-1]) != worker_of(sql, conns[0]):
-                break
-            assert len(conns) < 10, "every connection landed on the same write worker"
-        up, down = conns[0], conns[-1]
+        up, down = conns
         deadlocks_before = status(sql, "Rowsocket_deadlocks")
         holder.lock("hot", 75)
         up.send_lines([increment(k) for k in keys])
+        wait_for(lambda: busy_writers(sql) == 1, "the first batch to wait")
         down.send_lines([increment(k) for k in reversed(keys)])
         wait_for(lambda: busy_writers(sql) == 2, "both batches to wait")
         holder.commit()

@@ -115,6 +115,25 @@ TEST_F(ConnectionTest, answers_are_flushed_to_the_client) {
   EXPECT_EQ(stats_.bytes_sent.Get(), 4u);
 }
 
+// One worker at a time owns a connection: readiness that reaches another worker
+// meanwhile is noted, and the owner serves the connection again instead of letting
+// go; the sweep claims only a free connection.
+TEST_F(ConnectionTest, readiness_that_arrives_while_owned_makes_the_owner_serve_again) {
+  Open(false);
+  // Made owned by the worker that accepted it.
+  EXPECT_FALSE(conn_->Claim());
+  EXPECT_FALSE(conn_->Acquire());  // readiness on another worker: noted
+  EXPECT_FALSE(conn_->Acquire());
+  EXPECT_FALSE(conn_->Release());  // the owner keeps it, to serve it again
+  EXPECT_TRUE(conn_->Release());   // nothing arrived since: free
+
+  EXPECT_TRUE(conn_->Claim());     // the sweep, while it is free
+  conn_->Unclaim();
+  EXPECT_TRUE(conn_->Acquire());   // the next readiness makes its worker the owner
+  EXPECT_FALSE(conn_->Claim());
+  EXPECT_TRUE(conn_->Release());
+}
+
 // Answers of a batch that is committed but not yet durable stay in the buffer, and
 // so does everything appended after them, until their ticket is released.
 TEST_F(ConnectionTest, held_answers_leave_only_once_their_batch_is_durable) {
