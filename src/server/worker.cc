@@ -116,8 +116,7 @@ void Worker::Run() {
     ReleaseDurable(executor.get());
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  // The last worker out closes the connections: sessions hold engine state, dropped
-  // while this executor still exists.
+  // The last worker out closes the connections left, before its executor goes.
   if (listener_->running_workers.fetch_sub(1) == 1) CloseAll();
   executor.reset();
 }
