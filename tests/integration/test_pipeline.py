@@ -1,5 +1,7 @@
 """Pipelining and concurrency: many requests in one write, many connections at once."""
 
+import socket
+import struct
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -94,3 +96,35 @@ def test_requests_that_arrive_while_their_connection_is_served_are_answered(targ
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         assert all(pool.map(one, range(16)))
+
+
+def test_connections_that_come_and_go_leave_the_others_served(target, pipe):
+    """A closed connection is freed only once no worker can still hold an event for
+    it. 4 clients open connections, ask, and close them (half with a reset, half after
+    the answer) 300 times each, while 4 others keep pipelining on theirs: every
+    answer arrives (under the ASan job, a connection freed too early aborts the
+    server)."""
+    def steady(t):
+        with hs.Connection(target.port) as conn:
+            conn.send_lines([hs.open_request(1, "pipe", ["v"])])
+            assert conn.read_answer() == ["0", "1"]
+            for i in range(500):
+                k = (t * 500 + i) % KEYS + 1
+                conn.send_raw(hs.encode_line([1, "=", 1, k]) * 4)
+                assert [conn.read_answer() for _ in range(4)] == [["0", "1", f"v{k}"]] * 4
+        return True
+
+    def churn(t):
+        for i in range(300):
+            conn = hs.Connection(target.port)
+            conn.send_lines([hs.open_request(1, "pipe", ["v"]), [1, "=", 1, 7]])
+            if i % 2:
+                conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            else:
+                assert [conn.read_answer(), conn.read_answer()] == [["0", "1"], ["0", "1", "v7"]]
+            conn.close()
+        return True
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        done = [pool.submit(steady, t) for t in range(4)] + [pool.submit(churn, t) for t in range(4)]
+        assert all(f.result() for f in done)
