@@ -73,15 +73,21 @@ def test_500_concurrent_connections_each_get_their_own_answer(target, pipe):
         assert found == ["0", "2", str(k), f"v{k}"]
 
 
+def pipe_reader(target):
+    """A new read connection with index id 1 open on test.pipe's v."""
+    conn = hs.Connection(target.port)
+    conn.send_lines([hs.open_request(1, "pipe", ["v"])])
+    assert conn.read_answer() == ["0", "1"]
+    return conn
+
+
 def test_requests_that_arrive_while_their_connection_is_served_are_answered(target, pipe):
     """Any free worker serves a connection, and only one at a time: bytes that arrive
     while one serves it must make that worker serve it again, not be left unread.
     16 connections each send 300 requests in two pieces, the second while the first
     may be in a batch, mixed with pipelined bursts; every answer arrives, in order."""
     def one(t):
-        with hs.Connection(target.port) as conn:
-            conn.send_lines([hs.open_request(1, "pipe", ["v"])])
-            assert conn.read_answer() == ["0", "1"]
+        with pipe_reader(target) as conn:
             for i in range(300):
                 k = (t * 300 + i) % KEYS + 1
                 line = hs.encode_line([1, "=", 1, k])
@@ -105,9 +111,7 @@ def test_connections_that_come_and_go_leave_the_others_served(target, pipe):
     answer arrives (under the ASan job, a connection freed too early aborts the
     server)."""
     def steady(t):
-        with hs.Connection(target.port) as conn:
-            conn.send_lines([hs.open_request(1, "pipe", ["v"])])
-            assert conn.read_answer() == ["0", "1"]
+        with pipe_reader(target) as conn:
             for i in range(500):
                 k = (t * 500 + i) % KEYS + 1
                 conn.send_raw(hs.encode_line([1, "=", 1, k]) * 4)
