@@ -46,6 +46,21 @@ def load1():
         return float(f.read().split()[0])
 
 
+def settled_load(threshold, log, limit=180.0):
+    """The 1-minute load once it has fallen to `threshold`, waiting at most `limit`
+    seconds: it lags what ran before (a benchmark, a build) by a minute or more, so a
+    run started right after one would be marked busy for load that has gone."""
+    load = load1()
+    if load <= threshold:
+        return load
+    log(f"waiting up to {limit:.0f} s for the 1-minute load ({load:.2f}) to fall to {threshold}")
+    deadline = time.monotonic() + limit
+    while load > threshold and time.monotonic() < deadline:
+        time.sleep(5)
+        load = load1()
+    return load
+
+
 def built(build_dir, who, log=print):
     """rowsocket-bench and rowsocket.so of `build_dir`, or of a fresh scripts/build.sh
     (which also installs what is missing) when none is given. Exits if one is missing."""
