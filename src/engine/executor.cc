@@ -247,33 +247,35 @@ Status EngineExecutor::OpenIndexRequest(EngineSession* session, const Request& r
   if (r.index_id >= options_.tunables->max_open_indexes.load(std::memory_order_relaxed))
     return Status::BadRequest("stmtnum");
   if (!SchemaAllowed(r.db)) return Status::BadRequest("forbidden");
-  Status s;
-  TableEntry* entry = tables_.Get(r.db, r.table, &s);
-  if (entry == nullptr) return s;
-  entry->last_used_ms = batch_start_ms_;
-  auto oi = std::make_unique<OpenIndex>(entry, r.index, r.columns, r.filter_columns);
-  s = oi->Resolve();
-  if (!s.ok()) return s;
   auto binding = std::make_unique<IndexBinding>();
   binding->db = r.db;
   binding->table = r.table;
   binding->index = r.index;
   binding->columns = r.columns;
   binding->filter_columns = r.filter_columns;
-  binding->opened.resize(static_cast<size_t>(info_.index) + 1);
-  binding->opened[info_.index] = std::move(oi);
+  Status s;
+  OpenIndex* oi = OpenedHere(binding.get(), &s);
+  if (oi == nullptr) return s;
+  oi->entry()->last_used_ms = batch_start_ms_;
+  s = oi->Resolve();
+  if (!s.ok()) return s;  // the id keeps what it was bound to
   session->Bind(r.index_id, std::move(binding), &retired_);
   return Status::OK();
 }
 
-// The index bound to `id` as this executor opens it: the first time this executor
-// serves the connection it opens the binding's table and index in its own cache.
+// The index bound to `id` as this executor opens it.
 OpenIndex* EngineExecutor::Opened(EngineSession* session, uint32_t id, Status* status) {
   IndexBinding* b = session->Find(id);
   if (b == nullptr) {
     *status = Status::BadRequest("stmtnum");
     return nullptr;
   }
+  return OpenedHere(b, status);
+}
+
+// `b` as this executor opens it: the first time this executor serves the binding's
+// connection, in its own table cache.
+OpenIndex* EngineExecutor::OpenedHere(IndexBinding* b, Status* status) {
   const size_t slot = static_cast<size_t>(info_.index);
   if (b->opened.size() <= slot) b->opened.resize(slot + 1);
   if (!b->opened[slot]) {

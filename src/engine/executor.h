@@ -57,6 +57,7 @@ class EngineExecutor : public Executor {
   Step PrepareOne(const BatchItem& item);
   Status OpenIndexRequest(EngineSession* session, const Request& r);
   OpenIndex* Opened(EngineSession* session, uint32_t id, Status* status);
+  OpenIndex* OpenedHere(IndexBinding* binding, Status* status);
   bool SchemaAllowed(std::string_view db) const;
 
   // Runs items[begin..end) in order with their tables locked, as one statement

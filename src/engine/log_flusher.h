@@ -7,8 +7,8 @@
 // the way the binary log's group commit does (the engine's commit_ordered step,
 // which leaves the flush to its caller), takes a ticket and goes on with its next
 // batch. This thread then flushes InnoDB's log once for every commit made before
-// the flush began, marks their tickets durable and wakes their workers, which only
-// then send the answers. The rows are visible to other transactions from the
+// the flush began, marks their tickets durable and calls their executors' wake-ups
+// (a worker of the listener then sends the answers). The rows are visible to other transactions from the
 // in-memory commit on, as with any InnoDB commit.
 //
 // Thread-safe. Tickets only grow; a worker's batch is durable once Durable() has

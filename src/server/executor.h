@@ -43,7 +43,8 @@ struct WorkerInfo {
   bool read_only;          // serves the read listener
   const char* listener;    // "read" or "write", for logs and process lists
   WorkerStats* stats;      // the worker's counters; the executor adds its own
-  // Makes the worker look at Durable() again; callable from any thread.
+  // Makes a worker of the listener release the answers whose batches are durable
+  // (Durable()); callable from any thread.
   std::function<void()> wake;
 };
 

@@ -50,12 +50,6 @@ void Server::Stop() {
   listeners_.clear();
 }
 
-size_t Server::connection_count() const {
-  size_t n = 0;
-  for (auto& l : listeners_) n += l->connections.load();
-  return n;
-}
-
 std::vector<ConnectionInfo> Server::DescribeConnections() const {
   std::vector<ConnectionInfo> all;
   const uint64_t now_ms = NowMs();

@@ -30,8 +30,6 @@ class Server {
   bool Start(std::string* error);
   void Stop();
 
-  // Total connections across listeners.
-  size_t connection_count() const;
   // Sums every worker's counters (any thread).
   StatsSnapshot CollectStats() const;
   // Describes every open client connection (any thread).
