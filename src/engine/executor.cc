@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "engine/request_check.h"
 #include "server/clock.h"
 #include "server/log.h"
 
@@ -233,6 +234,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
   }
   s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
+  if (s.ok()) s = CheckRequest(r, oi);
   if (!s.ok()) {
     step.answered = true;
     step.status = s;
@@ -386,7 +388,12 @@ void EngineExecutor::BeginWriteStatement(MYSQL_LOCK* lock) {
   thd->reset_binlog_for_next_statement();
   thd->set_current_stmt_binlog_format_row();
   thd->lock = lock;
-  for (TABLE* t : lock_list_) t->file->prepare_for_row_logging();
+  for (TABLE* t : lock_list_) {
+    t->file->prepare_for_row_logging();
+    // A UNIQUE over long values is checked by the server through a second handler
+    // on the table (the first one may be in the middle of a scan), as for SQL.
+    if (t->s->long_unique_table || t->s->period.unique_keys) t->file->prepare_for_insert(true);
+  }
 }
 
 void EngineExecutor::EndWriteStatement() {

@@ -1,11 +1,9 @@
 // The requests that touch rows: find (with filters, IN, limit/offset), find and
 // modify (U, +, -, D and their `?` forms), and insert. Each runs inside a batch whose
 // tables are locked (executor.cc). Runs on a worker thread.
-#include <cerrno>
-#include <cstdlib>
-
 #include "engine/executor.h"
 #include "engine/row_io.h"
+#include "engine/row_rules.h"
 #include "server/log.h"
 
 namespace rowsocket {
@@ -36,41 +34,28 @@ bool FilterHolds(CompareOp op, int cmp) {
 
 enum class RowVerdict { kTake, kSkip, kStop };
 
-// Handler-style error code for "NULL given for a NOT NULL column" (handler codes
-// are positive).
-constexpr int kErrNotNull = -1;
-
-bool IsBlob(const Field* f) { return f->flags & BLOB_FLAG; }
-
-// Applies `+`/`-` to one numeric column of record[0]. Returns false when a `-`
-// would move the value across zero, which leaves the row alone.
-bool ApplyArithmetic(Field* f, const Value& v, bool subtract) {
-  std::string text(v.view());
-  if (f->result_type() == INT_RESULT) {
-    errno = 0;
-    long long delta = std::strtoll(text.c_str(), nullptr, 10);
-    if (f->is_unsigned()) {
-      unsigned long long old = static_cast<unsigned long long>(f->val_int());
-      if (subtract) {
-        if (delta > 0 && static_cast<unsigned long long>(delta) > old) return false;
-        f->store(static_cast<longlong>(old - static_cast<unsigned long long>(delta)), true);
-      } else {
-        f->store(static_cast<longlong>(old + static_cast<unsigned long long>(delta)), true);
-      }
-      return true;
-    }
-    long long old = f->val_int();
-    long long updated = subtract ? old - delta : old + delta;
-    if (subtract && (old >= 0) != (updated >= 0)) return false;
-    f->store(updated, false);
-    return true;
+// Whether a row whose key, compared part by part with the request's key, gives
+// `cmp` lies where `op` looks.
+bool KeyHolds(FindOp op, int cmp) {
+  switch (op) {
+    case FindOp::kEq: return cmp == 0;
+    case FindOp::kGe: return cmp >= 0;
+    case FindOp::kGt: return cmp > 0;
+    case FindOp::kLe: return cmp <= 0;
+    case FindOp::kLt: return cmp < 0;
   }
-  double delta = std::strtod(text.c_str(), nullptr);
-  double old = f->val_real();
-  double updated = subtract ? old - delta : old + delta;
-  if (subtract && (old >= 0) != (updated >= 0)) return false;
-  f->store(updated);
-  return true;
+  return false;
+}
+
+// The row's whole values of the first `nparts` key parts against the request's key
+// stored `offset` bytes away, in index order (a DESC part compares reversed).
+int CompareKeyToStored(const KEY* key, size_t nparts, my_ptrdiff_t offset) {
+  for (size_t i = 0; i < nparts; ++i) {
+    const KEY_PART_INFO& part = key->key_part[i];
+    int cmp = CompareFieldToStored(WholeColumn(part), offset);
+    if (cmp != 0) return (part.key_part_flag & HA_REVERSE_SORT) ? -cmp : cmp;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -82,20 +67,6 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
   const std::vector<Field*>& columns = oi->columns();
   const std::vector<Field*>& fcolumns = oi->filter_columns();
   const bool modifying = r.modify != ModifyOp::kNone;
-
-  // Shape checks that need the index.
-  if (r.key.size() > oi->key_parts()) return w->Error(Status::BadRequest("kpnum"));
-  if (r.has_in && r.in_key_part >= r.key.size()) return w->Error(Status::BadRequest("kpnum"));
-  for (const Filter& f : r.filters) {
-    if (f.column >= fcolumns.size()) return w->Error(Status::BadRequest("filterfld"));
-    if (IsBlob(fcolumns[f.column])) return w->Error(Status::BadRequest("filterblob"));
-  }
-  if (r.modify_values.size() > columns.size()) return w->Error(Status::BadRequest("modop"));
-  if (r.modify == ModifyOp::kIncrement || r.modify == ModifyOp::kDecrement) {
-    for (size_t i = 0; i < r.modify_values.size(); ++i)
-      if (!IsNumericField(columns[i])) return w->Error(Status::BadRequest("modop"));
-  }
-
 
   // Filter values live in a scratch record, compared field by field.
   const my_ptrdiff_t filter_offset = oi->filter_record() - table->record[0];
@@ -130,13 +101,26 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
   const size_t variants = r.has_in ? r.in_values.size() : 1;
   uchar* key_buf = oi->key_buffer();
 
+  // An index that keeps only a prefix of a column finds every row that shares the
+  // prefix; the whole values decide, as SQL's WHERE does. The request's key is kept
+  // in a scratch record to compare them.
+  const bool recheck_key = oi->HasPrefixPart(nparts);
+  const my_ptrdiff_t key_offset = oi->key_record() - table->record[0];
+
   for (size_t k = 0; k < variants && taken < r.limit; ++k) {
     if (!CopyKey(r, k, key, key_buf)) continue;  // NULL for a NOT NULL part: no match
+    if (recheck_key) StoreKey(r, k, key, key_offset);
 
     rc = h->ha_index_read_map(table->record[0], key_buf, keypart_map, flag);
     while (rc == 0) {
       RowVerdict verdict = RowVerdict::kTake;
+      // History rows of a system-versioned table are not there for a find, as for
+      // SQL's SELECT.
+      if (!IsCurrentRow(table) ||
+          (recheck_key && !KeyHolds(r.op, CompareKeyToStored(key, nparts, key_offset))))
+        verdict = RowVerdict::kSkip;
       for (const Filter& f : r.filters) {
+        if (verdict != RowVerdict::kTake) break;
         if (!FilterHolds(f.op, CompareFieldToStored(fcolumns[f.column], filter_offset))) {
           verdict = f.kind == FilterKind::kStop ? RowVerdict::kStop : RowVerdict::kSkip;
           break;
@@ -190,7 +174,6 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
       }
       thread_.thd()->clear_error();
     }
-    if (rc == kErrNotNull) return w->Error(Status::StorageCode(ER_BAD_NULL_ERROR));
     CountEngineError(rc);
     return w->Error(Status::StorageCode(rc));
   }
@@ -206,34 +189,49 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
     w->OkWithNumber(changed);
 }
 
-// Applies the modify part of `r` to the row in record[0]. Sets *changed unless a
-// `-` would cross zero (the row is left alone). Returns a handler error or 0.
+// Applies the modify part of `r` to the row in record[0], with the server's rules
+// for each written row (row_rules.h). Sets *changed unless a `-` would cross zero
+// (the row is left alone). Returns a handler error, an SQL error, or 0.
 int EngineExecutor::ModifyRow(const Request& r, OpenIndex* oi, bool* changed) {
   TABLE* table = oi->table();
   handler* h = table->file;
+  THD* thd = thread_.thd();
   *changed = false;
   int rc = 0;
   if (r.modify == ModifyOp::kDelete) {
-    rc = h->ha_delete_row(table->record[0]);
-    if (rc == 0) undo_.RecordDelete();
+    bool updated = false;
+    rc = DeleteRow(table, &updated);
+    if (rc == 0) updated ? undo_.RecordUpdate() : undo_.RecordDelete();
   } else {
     store_record(table, record[1]);
-    bool change = true;
-    for (size_t i = 0; i < r.modify_values.size() && change && rc == 0; ++i) {
+    table->reset_default_fields();
+    WriteScope scope(thd);
+    Arithmetic outcome = Arithmetic::kDone;
+    for (size_t i = 0; i < r.modify_values.size() && rc == 0; ++i) {
+      Field* f = oi->columns()[i];
       if (r.modify == ModifyOp::kUpdate) {
-        if (!StoreField(oi->columns()[i], r.modify_values[i])) rc = kErrNotNull;
+        rc = StoreWrittenValue(thd, f, r.modify_values[i]);
       } else {
-        change = ApplyArithmetic(oi->columns()[i], r.modify_values[i],
-                                 r.modify == ModifyOp::kDecrement);
+        rc = ApplyArithmetic(thd, f, r.modify_values[i], r.modify == ModifyOp::kDecrement,
+                             &outcome);
+        if (outcome == Arithmetic::kLeftAlone) break;
       }
     }
-    if (!change || rc != 0) {
+    bool unchanged = false;
+    if (rc == 0 && outcome == Arithmetic::kDone) rc = CompleteUpdatedRow(thd, table, &unchanged);
+    if (rc != 0 || outcome == Arithmetic::kLeftAlone) {
       restore_record(table, record[1]);
       return rc;
     }
-    rc = h->ha_update_row(table->record[1], table->record[0]);
-    if (rc == HA_ERR_RECORD_IS_THE_SAME) rc = 0;
-    if (rc == 0) undo_.RecordUpdate();
+    if (!unchanged) {
+      rc = h->ha_update_row(table->record[1], table->record[0]);
+      if (rc == HA_ERR_RECORD_IS_THE_SAME) {
+        rc = 0;
+      } else if (rc == 0) {
+        undo_.RecordUpdate();
+        rc = WriteHistoryRow(table, &undo_);
+      }
+    }
   }
   if (rc == 0) {
     *changed = true;
@@ -266,29 +264,28 @@ void EngineExecutor::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   TABLE* table = oi->table();
   handler* h = table->file;
   const std::vector<Field*>& columns = oi->columns();
-  if (r.key.size() > columns.size()) return w->Error(Status::BadRequest("fld"));
 
   EndScan(oi->entry());
   table->use_all_columns();
   table->mark_columns_per_binlog_row_image();
   restore_record(table, s->default_values);
   table->reset_default_fields();
+  THD* thd = thread_.thd();
+  WriteScope scope(thd);
   bool autoinc_given = false;
-  for (size_t i = 0; i < r.key.size(); ++i) {
+  int rc = 0;
+  for (size_t i = 0; i < r.key.size() && rc == 0; ++i) {
     Field* f = columns[i];
     // As in SQL, NULL for the AUTO_INCREMENT column asks for the next value.
     if (r.key[i].is_null && f == table->found_next_number_field) continue;
-    if (!StoreField(f, r.key[i])) return w->Error(Status::StorageCode(ER_BAD_NULL_ERROR));
-    f->set_has_explicit_value();
+    rc = StoreWrittenValue(thd, f, r.key[i]);
     if (f == table->found_next_number_field && !r.key[i].is_null) autoinc_given = true;
   }
-  if (table->default_field && table->update_default_fields(false)) {
-    thread_.thd()->clear_error();
-    return w->Error(Status::Storage("default"));
-  }
+  if (rc == 0) rc = CompleteInsertedRow(thd, table);
+  if (rc != 0) return w->Error(Status::StorageCode(rc));
   table->next_number_field = table->found_next_number_field;
   table->auto_increment_field_not_null = autoinc_given;
-  int rc = h->ha_write_row(table->record[0]);
+  rc = h->ha_write_row(table->record[0]);
   longlong id = 0;
   if (rc == 0 && table->next_number_field) id = table->next_number_field->val_int();
   const bool has_autoinc = table->next_number_field != nullptr;

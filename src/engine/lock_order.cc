@@ -8,7 +8,7 @@
 // order and only waits. Reordering is safe only where it cannot be seen:
 //   - every request of the group finds (and maybe changes or deletes) at most one
 //     row of one and the same table, by `=` on all parts of a unique, NOT NULL
-//     index, with no IN list;
+//     index whose parts hold whole column values, with no IN list;
 //   - no request changes a column of a unique key (the primary key included), so no
 //     request can move a row onto another request's key or take a unique value
 //     another request also wants;
@@ -43,6 +43,8 @@ bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
     if (r.key.size() != key->user_defined_key_parts || !(key->flags & HA_NOSAME)) return false;
     for (uint p = 0; p < key->user_defined_key_parts; ++p)
       if (key->key_part[p].null_bit != 0) return false;
+    // Two keys that share a prefix may name one row: their order must show.
+    if (oi->HasPrefixPart(key->user_defined_key_parts)) return false;
     if (ChangesUniqueKey(r, oi)) return false;
     writes += r.modify != ModifyOp::kNone;
   }

@@ -23,6 +23,12 @@ Field* FindField(TABLE* table, const std::string& name) {
   return nullptr;
 }
 
+// Indexes a key lookup through the handler can read: not FULLTEXT or SPATIAL ones,
+// nor a UNIQUE over long values, which the server keeps as a hash of the values.
+bool Readable(const KEY& key) {
+  return !(key.flags & (HA_FULLTEXT | HA_SPATIAL)) && key.algorithm != HA_KEY_ALG_LONG_HASH;
+}
+
 }  // namespace
 
 OpenIndex::OpenIndex(TableEntry* entry, std::string_view index, std::string_view columns,
@@ -57,6 +63,13 @@ Status OpenIndex::ResolveNames() {
     key_number_ = k;
   }
 
+  if (!Readable(table->key_info[key_number_])) return Status::BadRequest("idxtype");
+  const KEY& k = table->key_info[key_number_];
+  first_prefix_part_ = 0;
+  while (first_prefix_part_ < k.user_defined_key_parts &&
+         !(k.key_part[first_prefix_part_].key_part_flag & HA_PART_KEY_SEG))
+    ++first_prefix_part_;
+
   columns_.clear();
   for (const std::string& name : column_names_) {
     Field* f = FindField(table, name);
@@ -75,10 +88,13 @@ Status OpenIndex::ResolveNames() {
   my_bitmap_init(&read_set_, read_set_words_.data(), share->fields);
   for (Field* f : columns_) bitmap_set_bit(&read_set_, f->field_index);
   for (Field* f : filter_columns_) bitmap_set_bit(&read_set_, f->field_index);
-  KEY* k = key();
-  for (uint i = 0; i < k->user_defined_key_parts; ++i)
-    bitmap_set_bit(&read_set_, k->key_part[i].fieldnr - 1);
+  for (uint i = 0; i < k.user_defined_key_parts; ++i)
+    bitmap_set_bit(&read_set_, k.key_part[i].fieldnr - 1);
+  // A system-versioned table keeps old versions of rows beside the current ones;
+  // a find reads the end of each row's period to skip the old ones.
+  if (table->versioned()) bitmap_set_bit(&read_set_, table->vers_end_field()->field_index);
 
+  FindChangedKeys();
   return Status::OK();
 }
 
@@ -94,35 +110,74 @@ void EngineSession::Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
     if (oi) retired->push_back(std::move(oi));
 }
 
-// True if `r` changes (U, +, -) a column that is part of one of `keys` (key numbers
-// of its table).
-bool ChangesKeyColumns(const Request& r, OpenIndex* oi, const key_map& keys) {
-  if (r.modify != ModifyOp::kUpdate && r.modify != ModifyOp::kIncrement &&
-      r.modify != ModifyOp::kDecrement)
-    return false;
-  for (size_t i = 0; i < r.modify_values.size(); ++i)
-    if (oi->columns()[i]->part_of_key.is_overlapping(keys)) return true;
-  return false;
+namespace {
+
+// Owned storage for a MY_BITMAP over the fields of `table`.
+struct FieldBitmap {
+  explicit FieldBitmap(const TABLE* table) : words((table->s->fields + 63) / 64, 0) {
+    my_bitmap_init(&map, words.data(), table->s->fields);
+  }
+  std::vector<my_bitmap_map> words;
+  MY_BITMAP map{};
+};
+
+// Adds to `written` every generated column whose expression reads a column in it,
+// until nothing more changes (a generated column may read another).
+void AddDependentGeneratedColumns(TABLE* table, MY_BITMAP* written) {
+  if (table->vfield == nullptr) return;
+  FieldBitmap reads(table);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (Field** vf = table->vfield; *vf; ++vf) {
+      Field* f = *vf;
+      if (bitmap_is_set(written, f->field_index)) continue;
+      bitmap_clear_all(&reads.map);
+      f->vcol_info->expr->walk(&Item::register_field_in_bitmap, 1, &reads.map);
+      if (bitmap_is_overlapping(&reads.map, written)) {
+        bitmap_set_bit(written, f->field_index);
+        grew = true;
+      }
+    }
+  }
 }
 
-// The scanned index, or the primary key (which every secondary index carries).
+}  // namespace
+
+// For n = 0..columns: the keys whose value changes when the first n columns are
+// written, by the server's own test (is_key_used: a key part, or the primary key a
+// secondary index carries), counting generated columns computed from them.
+void OpenIndex::FindChangedKeys() {
+  TABLE* table = entry_->table;
+  FieldBitmap written(table);
+  changed_keys_.assign(columns_.size() + 1, key_map());
+  changed_keys_[0].clear_all();
+  for (size_t n = 1; n <= columns_.size(); ++n) {
+    bitmap_set_bit(&written.map, columns_[n - 1]->field_index);
+    AddDependentGeneratedColumns(table, &written.map);
+    key_map& keys = changed_keys_[n];
+    keys.clear_all();
+    for (uint k = 0; k < table->s->keys; ++k)
+      if (is_key_used(table, k, &written.map)) keys.set_bit(k);
+  }
+}
+
+const key_map& OpenIndex::KeysChangedBy(const Request& r) const {
+  const bool changes_values = r.modify == ModifyOp::kUpdate ||
+                              r.modify == ModifyOp::kIncrement ||
+                              r.modify == ModifyOp::kDecrement;
+  return changed_keys_[changes_values ? r.modify_values.size() : 0];
+}
+
 bool ChangesScannedKey(const Request& r, OpenIndex* oi) {
-  key_map keys;
-  keys.clear_all();
-  keys.set_bit(oi->key_number());
-  const uint pk = oi->table()->s->primary_key;
-  if (pk < MAX_KEY) keys.set_bit(pk);
-  return ChangesKeyColumns(r, oi, keys);
+  return oi->KeysChangedBy(r).is_set(oi->key_number());
 }
 
-// True if `r` changes a column of any unique key of its table.
 bool ChangesUniqueKey(const Request& r, OpenIndex* oi) {
   const TABLE* table = oi->table();
-  key_map unique;
-  unique.clear_all();
+  const key_map& changed = oi->KeysChangedBy(r);
   for (uint k = 0; k < table->s->keys; ++k)
-    if (table->key_info[k].flags & HA_NOSAME) unique.set_bit(k);
-  return ChangesKeyColumns(r, oi, unique);
+    if (changed.is_set(k) && (table->key_info[k].flags & HA_NOSAME)) return true;
+  return false;
 }
 
 }  // namespace rowsocket

@@ -39,6 +39,9 @@ class OpenIndex {
   uint key_number() const { return key_number_; }
   KEY* key() const { return &entry_->table->key_info[key_number_]; }
   uint key_parts() const { return key()->user_defined_key_parts; }
+  // Whether one of the first `nparts` key parts holds only a prefix of its column
+  // (the index then cannot tell values that share the prefix apart).
+  bool HasPrefixPart(size_t nparts) const { return nparts > first_prefix_part_; }
   const std::vector<Field*>& columns() const { return columns_; }
   const std::vector<Field*>& filter_columns() const { return filter_columns_; }
 
@@ -46,12 +49,19 @@ class OpenIndex {
   // must read.
   MY_BITMAP* read_set() { return &read_set_; }
 
+  // The keys whose values change when `r` (a find-and-modify or an insert) writes
+  // its values to the first columns; none for D and plain finds. `r` must have
+  // passed CheckRequest.
+  const key_map& KeysChangedBy(const Request& r) const;
+
   // The table's scratch buffers (see TableEntry).
   uchar* key_buffer() { return entry_->key_buffer.data(); }
   uchar* filter_record() { return entry_->filter_record.data(); }
+  uchar* key_record() { return entry_->key_record.data(); }
 
  private:
   Status ResolveNames();
+  void FindChangedKeys();
 
   TableEntry* entry_;
   uint64_t resolved_generation_ = 0;
@@ -60,16 +70,16 @@ class OpenIndex {
   std::vector<std::string> filter_names_;
 
   uint key_number_ = 0;
+  uint first_prefix_part_ = 0;  // key_parts() if no part is a prefix
   std::vector<Field*> columns_;
   std::vector<Field*> filter_columns_;
+  std::vector<key_map> changed_keys_;  // by number of columns written
   MY_BITMAP read_set_{};
   std::vector<my_bitmap_map> read_set_words_;
 };
 
-// Whether find-and-modify `r` on `oi` changes (U, +, -) a column of one of `keys`
-// (key numbers of the table); of the scanned index or the primary key (which every
-// secondary index carries); of any unique key.
-bool ChangesKeyColumns(const Request& r, OpenIndex* oi, const key_map& keys);
+// Whether find-and-modify `r` on `oi` changes (U, +, -) the value of the scanned
+// index (which moves the row within the scan); of any unique key.
 bool ChangesScannedKey(const Request& r, OpenIndex* oi);
 bool ChangesUniqueKey(const Request& r, OpenIndex* oi);
 

@@ -70,15 +70,27 @@ uint KeyLength(const KEY* key, size_t nparts) {
   return length;
 }
 
+namespace {
+
+// Key part `i`'s value in `r`: its key value, or IN value number `in_value`.
+const Value& KeyValue(const Request& r, size_t in_value, size_t i) {
+  return (r.has_in && i == r.in_key_part) ? r.in_values[in_value] : r.key[i];
+}
+
+}  // namespace
+
 bool CopyKey(const Request& r, size_t in_value, KEY* key, uchar* out) {
   const size_t nparts = r.key.size();
   bool storable = true;
-  for (size_t i = 0; i < nparts; ++i) {
-    const Value& v = (r.has_in && i == r.in_key_part) ? r.in_values[in_value] : r.key[i];
-    storable &= StoreField(key->key_part[i].field, v);
-  }
+  for (size_t i = 0; i < nparts; ++i)
+    storable &= StoreField(key->key_part[i].field, KeyValue(r, in_value, i));
   if (storable) key_copy(out, key->table->record[0], key, KeyLength(key, nparts));
   return storable;
+}
+
+void StoreKey(const Request& r, size_t in_value, KEY* key, my_ptrdiff_t offset) {
+  for (size_t i = 0; i < r.key.size(); ++i)
+    StoreField(WholeColumn(key->key_part[i]), KeyValue(r, in_value, i), offset);
 }
 
 }  // namespace rowsocket

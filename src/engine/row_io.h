@@ -29,6 +29,17 @@ uint KeyLength(const KEY* key, size_t nparts);
 // finds nothing.
 bool CopyKey(const Request& r, size_t in_value, KEY* key, uchar* out);
 
+// The table's column behind a key part. (A part that indexes a prefix of its
+// column has a field of its own, as long as the prefix.)
+inline Field* WholeColumn(const KEY_PART_INFO& part) {
+  return part.field->table->field[part.fieldnr - 1];
+}
+
+// Stores the whole key values of `r` (as CopyKey picks them) into the key's
+// columns of a record `offset` bytes from record[0], where CompareFieldToStored
+// finds them.
+void StoreKey(const Request& r, size_t in_value, KEY* key, my_ptrdiff_t offset);
+
 // Compares the field in record[0] with the same field in a record shifted by
 // `offset` (where a filter value was stored). NULLs compare like SQL's `<=>`:
 // equal to each other, below every value.

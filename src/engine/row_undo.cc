@@ -25,7 +25,7 @@ void RowUndo::Begin(TABLE* table) {
 void RowUndo::RecordUpdate() {
   if (!active()) return;
   handler* h = table_->file;
-  entries_.push_back({false, data_.size()});
+  entries_.push_back({Change::kUpdated, data_.size()});
   data_.append(reinterpret_cast<const char*>(table_->record[1]), table_->s->reclength);
   h->position(table_->record[0]);
   data_.append(reinterpret_cast<const char*>(h->ref), h->ref_length);
@@ -34,9 +34,17 @@ void RowUndo::RecordUpdate() {
 
 void RowUndo::RecordDelete() {
   if (!active()) return;
-  entries_.push_back({true, data_.size()});
+  entries_.push_back({Change::kDeleted, data_.size()});
   data_.append(reinterpret_cast<const char*>(table_->record[0]), table_->s->reclength);
   SaveBlobs(table_->record[0]);
+}
+
+void RowUndo::RecordInsert() {
+  if (!active()) return;
+  handler* h = table_->file;
+  entries_.push_back({Change::kInserted, data_.size()});
+  h->position(table_->record[0]);
+  data_.append(reinterpret_cast<const char*>(h->ref), h->ref_length);
 }
 
 // Appends the BLOB/TEXT values of the row image at `record`, whose pointers are
@@ -74,7 +82,10 @@ int RowUndo::Revert() {
   for (size_t i = entries_.size(); rc == 0 && i-- > 0;) {
     const Entry& e = entries_[i];
     const uchar* before = reinterpret_cast<const uchar*>(&data_[e.offset]);
-    if (e.deleted) {
+    if (e.change == Change::kInserted) {
+      rc = h->ha_rnd_pos(table->record[0], reinterpret_cast<uchar*>(&data_[e.offset]));
+      if (rc == 0) rc = h->ha_delete_row(table->record[0]);
+    } else if (e.change == Change::kDeleted) {
       memcpy(table->record[0], before, reclength);
       RestoreBlobs(e.offset + reclength);
       rc = h->ha_write_row(table->record[0]);

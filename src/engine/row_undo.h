@@ -26,6 +26,9 @@ class RowUndo {
   void RecordUpdate();
   // After ha_delete_row: record[0] still holds the deleted row.
   void RecordDelete();
+  // After ha_write_row of a row the request added (a history row of a versioned
+  // table): record[0] holds it.
+  void RecordInsert();
 
   // Puts every recorded row back, newest first, and stops recording. No index scan
   // may be active on the table. Returns 0 or the handler error that stopped it.
@@ -34,10 +37,12 @@ class RowUndo {
   void End();
 
  private:
+  enum class Change : uint8_t { kUpdated, kDeleted, kInserted };
   struct Entry {
-    bool deleted;
-    // In data_: the before-image, then (updates) the row's position after the
-    // change, then each BLOB/TEXT value as a 4-byte length and its bytes.
+    Change change;
+    // In data_: for updates and deletes the before-image, then (updates) the row's
+    // position after the change, then each BLOB/TEXT value as a 4-byte length and
+    // its bytes; for inserts the row's position.
     size_t offset;
   };
 

@@ -53,7 +53,7 @@ Status TableCache::Reopen(TableEntry* entry) {
 Status TableCache::Open(TableEntry* entry) {
   LEX_CSTRING db{entry->db.c_str(), entry->db.size()};
   LEX_CSTRING name{entry->name.c_str(), entry->name.size()};
-  TABLE_LIST tl;
+  TABLE_LIST& tl = entry->table_list;
   tl.init_one_table(&db, &name, &name, for_writes_ ? TL_WRITE : TL_READ);
   // The lock is requested with transaction duration (open_tables() can back off
   // and retry only those) and made explicit once the table is open.
@@ -84,6 +84,7 @@ Status TableCache::Open(TableEntry* entry) {
   thd_->mdl_context.set_lock_duration(entry->mdl_ticket, MDL_EXPLICIT);
   table->open_by_handler = 1;
   table->next = nullptr;
+  table->pos_in_table_list = &tl;
   entry->table = table;
   List<FOREIGN_KEY_INFO> foreign_keys;  // on the THD's memory root, freed with the batch
   entry->has_foreign_keys = table->file->referenced_by_foreign_key() ||
@@ -91,6 +92,7 @@ Status TableCache::Open(TableEntry* entry) {
                             !foreign_keys.is_empty();
   entry->key_buffer.assign(table->s->max_key_length + 8, 0);
   entry->filter_record.assign(table->s->rec_buff_length + 8, 0);
+  entry->key_record.assign(table->s->rec_buff_length + 8, 0);
   ++entry->generation;
   ++open_count_;
   Log(LogLevel::kDebug, "opened table %s.%s", entry->db.c_str(), entry->name.c_str());

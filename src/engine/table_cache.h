@@ -27,6 +27,10 @@ struct TableEntry {
   std::string db;
   std::string name;
   TABLE* table = nullptr;         // null while closed
+  // The table's place in a statement's table list, which the server's code may
+  // consult while the table is used (table->pos_in_table_list points here; a
+  // partitioned table reads it on every ordered scan). Lives as long as the entry.
+  TABLE_LIST table_list;
   MDL_ticket* mdl_ticket = nullptr;
   uint64_t generation = 0;        // incremented by every (re)open
   uint64_t last_used_ms = 0;
@@ -38,10 +42,11 @@ struct TableEntry {
   // changing them takes DDL, which reopens it).
   bool has_foreign_keys = false;
   // Scratch space sized for the open table, shared by every open index on it (a
-  // request uses them only while it runs): a key image, and a record that holds
-  // filter values.
+  // request uses them only while it runs): a key image, a record that holds filter
+  // values, and one that holds a request's key values.
   std::vector<uchar> key_buffer;
   std::vector<uchar> filter_record;
+  std::vector<uchar> key_record;
 };
 
 class TableCache {

@@ -1,0 +1,318 @@
+"""What SQL does around each row, done for rowsocket's requests too.
+
+A write through rowsocket must leave the table exactly as the same INSERT, UPDATE or
+DELETE would: generated columns computed (indexed ones kept in step with their index),
+a UNIQUE over long values checked, CHECK constraints enforced, ON UPDATE values and
+system versioning applied, arithmetic exact with SQL's out-of-range errors, and values
+SQL's strict mode refuses refused. Finds compare whole values where an index keeps only
+a prefix, skip the history of versioned tables, and never ask an index for what it
+cannot do. Requests are checked against their open index before anything runs.
+Every check reads the table back through SQL and runs CHECK TABLE ... EXTENDED.
+The original plugin has none of this (ORIGINAL-DIFFERENCES.md), hence rowsocket_only.
+"""
+
+import pytest
+
+import hs
+from targets import rowsocket_only
+
+pytestmark = rowsocket_only
+
+ER_BAD_NULL_ERROR = "1048"
+ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = "1366"
+ER_DATA_TOO_LONG = "1406"
+ER_WARN_DATA_OUT_OF_RANGE = "1264"
+ER_DATA_OUT_OF_RANGE = "1690"
+ER_GENERATED_COLUMN = "1906"
+ER_CONSTRAINT_FAILED = "4025"
+DUPLICATE_KEY = "121"
+
+PARTITIONINGS = {
+    "key": "PARTITION BY KEY(id) PARTITIONS 3",
+    "hash": "PARTITION BY HASH(id) PARTITIONS 3",
+    "range": "PARTITION BY RANGE(id) (PARTITION p0 VALUES LESS THAN (2), "
+             "PARTITION p1 VALUES LESS THAN (3), PARTITION p2 VALUES LESS THAN MAXVALUE)",
+}
+
+
+@pytest.fixture(scope="module")
+def tables(sql):
+    sql.create_table("mv", "id INT PRIMARY KEY, n INT, KEY kn(n)", [(1, 1), (2, 2)])
+    for name, partitioning in PARTITIONINGS.items():
+        sql.execute(f"DROP TABLE IF EXISTS test.part_{name}")
+        sql.execute(f"CREATE TABLE test.part_{name} (id INT, k INT, v VARCHAR(10), "
+                    f"PRIMARY KEY (id, k), KEY kk(k)) {partitioning}")
+    sql.create_table("gen", "id INT PRIMARY KEY, a INT, b INT, c INT AS (a + b) VIRTUAL, "
+                            "d INT AS (a * 2) STORED, KEY kc(c), KEY kd(d)")
+    sql.create_table("lu", "id INT PRIMARY KEY, t TEXT, UNIQUE KEY ut(t)")
+    sql.create_table("ck", "id INT PRIMARY KEY, n INT CHECK (n > 0), "
+                           "j TEXT CHECK (JSON_VALID(j))")
+    sql.create_table("vers", "id INT PRIMARY KEY, n INT")
+    sql.execute("ALTER TABLE test.vers ADD SYSTEM VERSIONING")
+    sql.create_table("onupd", "id INT PRIMARY KEY, n INT, "
+                              "ts TIMESTAMP NOT NULL DEFAULT '2000-01-01 00:00:00' "
+                              "ON UPDATE CURRENT_TIMESTAMP")
+    sql.create_table("arith", "id INT PRIMARY KEY, d DECIMAL(30,0), u BIGINT UNSIGNED, "
+                              "i INT UNSIGNED, s BIGINT")
+    sql.create_table("prefix", "id INT PRIMARY KEY, name VARCHAR(20), v INT, "
+                               "UNIQUE KEY un(name(3))")
+    sql.create_table("prefix_scan", "id INT PRIMARY KEY, name VARCHAR(20), KEY kn(name(2))")
+    sql.create_table("mem_hash", "id INT, n INT, KEY kh USING HASH (id)", engine="MEMORY")
+    sql.create_table("mem_btree", "id INT, n INT, KEY kb USING BTREE (id)", engine="MEMORY")
+    sql.create_table("typed", "id INT PRIMARY KEY, n INT, s VARCHAR(3)")
+
+
+def check_table(sql, name):
+    result = sql.rows(f"CHECK TABLE test.{name} EXTENDED")
+    assert result[-1][2:] == ("status", "OK"), result
+
+
+def answers(conn, requests):
+    """Sends the requests as one pipeline; returns their answers in order."""
+    conn.send_lines(requests)
+    return [conn.read_answer() for _ in requests]
+
+
+# -- requests are checked before anything runs ------------------------------------------
+
+def test_more_modify_values_than_columns_on_a_unique_key_answers_modop(writer, sql, tables):
+    sql.refill("mv", [(1, 1), (2, 2)])
+    writer.open_index(0, "mv", ["n"])
+    # Two writes on one unique key make a group that plans a lock order.
+    assert answers(writer, [
+        hs.find(0, "=", [1], 1, 0, ["U", 0, 1, 2]),
+        hs.find(0, "=", [2], 1, 0, ["+", 1, 1]),
+        hs.find(0, "=", [1], 1, 0, ["U", 5]),
+    ]) == [["2", "1", "modop"], ["2", "1", "modop"], ["0", "1", "1"]]
+    assert sql.rows("SELECT id, n FROM test.mv ORDER BY id") == [("1", "5"), ("2", "2")]
+
+
+# -- partitioned tables ------------------------------------------------------------------
+
+@pytest.mark.parametrize("partitioning", sorted(PARTITIONINGS))
+def test_partitioned_table_first_opened_by_rowsocket_scans_every_partition(
+        target, sql, tables, partitioning):
+    name = f"part_{partitioning}"
+    sql.refill(name, [(1, 10, "a"), (2, 10, "b"), (3, 10, "c"), (4, 20, "d")])
+    sql.execute("FLUSH TABLES")  # the next open of the table is rowsocket's
+    for port in (target.port, target.port_wr):
+        with hs.Connection(port) as conn:
+            conn.open_index(0, name, ["id", "k", "v"], index="kk")
+            assert hs.rows(conn.request(hs.find(0, "=", [10], 10, 0)), 3) == [
+                ("1", "10", "a"), ("2", "10", "b"), ("3", "10", "c")]
+            assert hs.rows(conn.request(hs.find(0, ">=", [0], 10, 0)), 3)[-1] == ("4", "20", "d")
+    with hs.Connection(target.port_wr) as conn:
+        conn.open_index(0, name, ["v"], index="kk")
+        assert conn.request(hs.find(0, "=", [10], 10, 0, ["U", "x"])) == ["0", "1", "3"]
+    assert sql.flat(f"SELECT v FROM test.{name} WHERE k = 10") == ["x", "x", "x"]
+    check_table(sql, name)
+
+
+# -- generated columns -------------------------------------------------------------------
+
+def test_generated_columns_are_computed_on_insert_and_update(writer, sql, tables):
+    sql.refill("gen", [])
+    writer.open_index(0, "gen", ["id", "a", "b", "c", "d"])
+    assert answers(writer, [
+        hs.find(0, "+", [1, 2, 3]),
+        hs.find(0, "+", [2, 10, 20]),
+        hs.find(0, "=", [1], 1, 0, ["U", 1, 5, 5]),
+    ]) == [["0", "1"], ["0", "1"], ["0", "1", "1"]]
+    assert sql.rows("SELECT id, a, b, c, d FROM test.gen ORDER BY id") == [
+        ("1", "5", "5", "10", "10"), ("2", "10", "20", "30", "20")]
+    # Through the indexes on the generated columns, as SQL would use them.
+    assert sql.flat("SELECT id FROM test.gen FORCE INDEX (kc) WHERE c = 10") == ["1"]
+    assert sql.flat("SELECT id FROM test.gen FORCE INDEX (kd) WHERE d = 20") == ["2"]
+    writer.open_index(1, "gen", ["c"], index="kc")
+    assert writer.request(hs.find(1, "=", [30])) == ["0", "1", "30"]
+    check_table(sql, "gen")
+
+
+def test_a_value_for_a_generated_column_is_refused_like_sql_does(writer, sql, tables):
+    sql.refill("gen", [])
+    writer.open_index(0, "gen", ["id", "a", "b", "c"])
+    assert writer.request(hs.find(0, "+", [1, 2, 3, 99])) == ["1", "1", ER_GENERATED_COLUMN]
+    assert writer.request(hs.find(0, "+", [1, 2, 3])) == ["0", "1"]
+    assert writer.request(hs.find(0, "=", [1], 1, 0, ["U", 1, 2, 3, 99])) == [
+        "1", "1", ER_GENERATED_COLUMN]
+    assert sql.rows("SELECT a, b, c FROM test.gen") == [("2", "3", "5")]
+    check_table(sql, "gen")
+
+
+# -- UNIQUE over long values -------------------------------------------------------------
+
+def test_a_unique_text_column_refuses_duplicates(writer, sql, tables):
+    sql.refill("lu", [])
+    writer.open_index(0, "lu", ["id", "t"])
+    assert answers(writer, [
+        hs.find(0, "+", [1, "hello"]),
+        hs.find(0, "+", [2, "hello"]),
+        hs.find(0, "+", [3, "world"]),
+        hs.find(0, "=", [3], 1, 0, ["U", 3, "hello"]),
+    ]) == [["0", "1"], ["1", "1", DUPLICATE_KEY], ["0", "1"], ["1", "1", DUPLICATE_KEY]]
+    assert sql.rows("SELECT id, t FROM test.lu ORDER BY id") == [("1", "hello"), ("3", "world")]
+    check_table(sql, "lu")
+
+
+def test_a_find_cannot_use_the_hash_of_a_long_unique(writer, tables):
+    assert writer.request(hs.open_request(0, "lu", ["t"], index="ut")) == [
+        "2", "1", "idxtype"]
+
+
+# -- CHECK constraints -------------------------------------------------------------------
+
+def test_check_constraints_refuse_rows_sql_would_refuse(writer, sql, tables):
+    sql.refill("ck", [])
+    writer.open_index(0, "ck", ["id", "n", "j"])
+    assert answers(writer, [
+        hs.find(0, "+", [1, 5, "{}"]),
+        hs.find(0, "+", [2, -1, "{}"]),
+        hs.find(0, "+", [3, 1, "not json"]),
+        hs.find(0, "=", [1], 1, 0, ["U", 1, 0]),
+        hs.find(0, "=", [1], 1, 0, ["U", 1, 7, '{"a": 1}']),
+    ]) == [["0", "1"], ["1", "1", ER_CONSTRAINT_FAILED], ["1", "1", ER_CONSTRAINT_FAILED],
+           ["1", "1", ER_CONSTRAINT_FAILED], ["0", "1", "1"]]
+    assert sql.rows("SELECT id, n, j FROM test.ck") == [("1", "7", '{"a": 1}')]
+
+
+# -- system versioning -------------------------------------------------------------------
+
+def test_versioned_table_keeps_history_and_finds_only_current_rows(writer, sql, tables):
+    sql.execute("DELETE HISTORY FROM test.vers")
+    sql.refill("vers", [(1, 1), (2, 2), (3, 3)])
+    writer.open_index(0, "vers", ["id", "n"])
+    assert answers(writer, [
+        hs.find(0, "=", [1], 1, 0, ["U", 1, 10]),
+        hs.find(0, "=", [2], 1, 0, ["D"]),
+        hs.find(0, ">=", [0], 10, 0),
+    ]) == [["0", "1", "1"], ["0", "1", "1"], ["0", "2", "1", "10", "3", "3"]]
+    assert sql.rows("SELECT id, n FROM test.vers ORDER BY id") == [("1", "10"), ("3", "3")]
+    assert sql.rows("SELECT id, n FROM test.vers FOR SYSTEM_TIME ALL "
+                    "WHERE row_end < '2038-01-01' ORDER BY id") == [("1", "1"), ("2", "2")]
+    check_table(sql, "vers")
+
+
+def test_a_value_for_a_period_column_is_refused(writer, tables):
+    writer.open_index(0, "vers", ["id", "row_end"])
+    assert writer.request(hs.find(0, "+", [9, "2001-01-01"])) == ["1", "1", ER_GENERATED_COLUMN]
+
+
+# -- ON UPDATE ---------------------------------------------------------------------------
+
+def test_on_update_values_change_only_with_the_row(writer, sql, tables):
+    sql.refill("onupd", [(1, 1, "2000-01-01 00:00:00"), (2, 2, "2000-01-01 00:00:00")])
+    writer.open_index(0, "onupd", ["n"])
+    assert answers(writer, [
+        hs.find(0, "=", [1], 1, 0, ["U", 10]),
+        hs.find(0, "=", [2], 1, 0, ["U", 2]),
+    ]) == [["0", "1", "1"], ["0", "1", "1"]]
+    assert sql.rows("SELECT id, ts > '2000-01-01 00:00:00' FROM test.onupd ORDER BY id") == [
+        ("1", "1"), ("2", "0")]
+
+
+# -- arithmetic --------------------------------------------------------------------------
+
+def test_arithmetic_is_exact_and_refuses_out_of_range_results(writer, sql, tables):
+    sql.refill("arith", [(1, "123456789012345678901234567890", "18446744073709551615",
+                          5, "-9223372036854775808"),
+                         (2, 0, 0, 4294967295, 0)])
+    writer.open_index(0, "arith", ["d", "u", "i", "s"])
+    assert answers(writer, [
+        hs.find(0, "=", [1], 1, 0, ["+", 1]),
+        hs.find(0, "=", [1], 1, 0, ["+", 0, 1]),
+        hs.find(0, "=", [1], 1, 0, ["+", 0, 0, -10]),
+        hs.find(0, "=", [1], 1, 0, ["+", 0, 0, 0, -1]),
+        hs.find(0, "=", [2], 1, 0, ["+", 0, 0, 1]),
+    ]) == [["0", "1", "1"], ["1", "1", ER_DATA_OUT_OF_RANGE], ["1", "1", ER_DATA_OUT_OF_RANGE],
+           ["1", "1", ER_DATA_OUT_OF_RANGE], ["1", "1", ER_WARN_DATA_OUT_OF_RANGE]]
+    assert sql.rows("SELECT d, u, i, s FROM test.arith ORDER BY id") == [
+        ("123456789012345678901234567891", "18446744073709551615", "5",
+         "-9223372036854775808"),
+        ("0", "0", "4294967295", "0")]
+
+
+# -- strict mode -------------------------------------------------------------------------
+
+def test_values_strict_sql_refuses_are_refused(writer, sql, tables):
+    sql.refill("typed", [(1, 1, "a")])
+    writer.open_index(0, "typed", ["id", "n", "s"])
+    assert answers(writer, [
+        hs.find(0, "+", [2, "abc", "b"]),
+        hs.find(0, "+", [3, 1, "toolong"]),
+        hs.find(0, "+", [4, 99999999999, "d"]),
+        hs.find(0, "+", [5, None, "e"]),
+        hs.find(0, "=", [1], 1, 0, ["U", 1, "x1"]),
+    ]) == [["1", "1", ER_TRUNCATED_WRONG_VALUE_FOR_FIELD], ["1", "1", ER_DATA_TOO_LONG],
+           ["1", "1", ER_WARN_DATA_OUT_OF_RANGE], ["0", "1"],
+           ["1", "1", ER_TRUNCATED_WRONG_VALUE_FOR_FIELD]]
+    assert sql.rows("SELECT id, n, s FROM test.typed ORDER BY id") == [
+        ("1", "1", "a"), ("5", None, "e")]
+
+
+def test_without_strict_mode_values_are_adjusted_as_sql_would(writer, sql, tables):
+    sql.refill("typed", [])
+    writer.open_index(0, "typed", ["id", "n", "s"])
+    mode = sql.value("SELECT @@GLOBAL.sql_mode")
+    sql.execute("SET GLOBAL sql_mode = ''")
+    try:
+        assert writer.request(hs.find(0, "+", [2, "abc", "toolong"])) == ["0", "1"]
+    finally:
+        sql.execute("SET GLOBAL sql_mode = %s", (mode,))
+    assert sql.rows("SELECT id, n, s FROM test.typed") == [("2", "0", "too")]
+
+
+# -- prefix keys -------------------------------------------------------------------------
+
+def test_a_prefix_key_finds_only_whole_values_that_match(writer, sql, tables):
+    sql.refill("prefix", [(1, "abcdef", 0)])
+    writer.open_index(0, "prefix", ["id", "name"], index="un")
+    assert answers(writer, [
+        hs.find(0, "=", ["abcQQQ"]),
+        hs.find(0, "=", ["abcQQQ"], 1, 0, ["D"]),
+        hs.find(0, "=", ["abcdef"]),
+        hs.find(0, ">", ["abcdef"], 10, 0),
+        hs.find(0, ">=", ["abcdef"], 10, 0),
+    ]) == [["0", "2"], ["0", "1", "0"], ["0", "2", "1", "abcdef"], ["0", "2"],
+           ["0", "2", "1", "abcdef"]]
+    assert sql.rows("SELECT id, name FROM test.prefix") == [("1", "abcdef")]
+
+
+def test_pipelined_writes_on_a_unique_prefix_key_keep_request_order(writer, sql, tables):
+    sql.refill("prefix", [(1, "abd1", 0)])
+    writer.open_index(0, "prefix", ["name"], index="un")
+    writer.open_index(1, "prefix", ["v"], index="un")
+    # In request order the first renames the row the second then finds.
+    assert answers(writer, [
+        hs.find(0, "=", ["abd1"], 1, 0, ["U", "abc1"]),
+        hs.find(1, "=", ["abc1"], 1, 0, ["U", 7]),
+    ]) == [["0", "1", "1"], ["0", "1", "1"]]
+    assert sql.rows("SELECT name, v FROM test.prefix") == [("abc1", "7")]
+
+
+def test_changing_a_prefix_indexed_column_changes_each_row_once(writer, sql, tables):
+    sql.refill("prefix_scan", [(1, "aa1"), (2, "aa2"), (3, "aa3")])
+    writer.open_index(0, "prefix_scan", ["name"], index="kn")
+    answer = writer.request(hs.find(0, ">=", ["a"], 10, 0, ["U?", "ab"]))
+    assert sorted(hs.rows(answer, 1)) == [("aa1",), ("aa2",), ("aa3",)]
+    assert sql.flat("SELECT name FROM test.prefix_scan ORDER BY id") == ["ab", "ab", "ab"]
+    check_table(sql, "prefix_scan")
+
+
+# -- MEMORY indexes ----------------------------------------------------------------------
+
+def test_a_hash_index_answers_idxop_for_what_it_cannot_do(writer, sql, tables):
+    sql.refill("mem_hash", [(1, 1), (2, 2), (3, 3)])
+    writer.open_index(0, "mem_hash", ["id", "n"], index="kh")
+    assert answers(writer, [
+        hs.find(0, ">=", [1], 10, 0),
+        hs.find(0, "<", [3], 10, 0, ["D"]),
+        hs.find(0, "=", [2], 10, 0),
+    ]) == [["2", "1", "idxop"], ["2", "1", "idxop"], ["0", "2", "2", "2"]]
+    assert sql.value("SELECT COUNT(*) FROM test.mem_hash") == "3"
+
+
+def test_a_memory_btree_scan_changes_each_row_once(writer, sql, tables):
+    sql.refill("mem_btree", [(1, 1), (2, 2), (3, 3)])
+    writer.open_index(0, "mem_btree", ["id"], index="kb")
+    assert writer.request(hs.find(0, ">=", [1], 10, 0, ["+", 10])) == ["0", "1", "3"]
+    assert sql.flat("SELECT id FROM test.mem_btree ORDER BY id") == ["11", "12", "13"]
