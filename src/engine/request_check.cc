@@ -62,6 +62,7 @@ Status CheckFind(const Request& r, OpenIndex* oi) {
 }  // namespace
 
 Status CheckRequest(const Request& r, OpenIndex* oi) {
+  if (r.IsWrite() && oi->table()->triggers != nullptr) return Status::Storage("triggers");
   switch (r.type) {
     case RequestType::kFind:
       return CheckFind(r, oi);

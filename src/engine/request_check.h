@@ -22,7 +22,9 @@ namespace rowsocket {
 //              HASH index);
 //   fld        an insert with more values than columns;
 //   1906       (SQL's ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN) a write to a
-//              generated or system-versioning column, which SQL refuses too.
+//              generated or system-versioning column, which SQL refuses too;
+//   triggers   (code 1) a write to a table with triggers: SQL would run them, and
+//              rowsocket cannot, so it changes nothing rather than skip them.
 Status CheckRequest(const Request& r, OpenIndex* oi);
 
 }  // namespace rowsocket

@@ -60,6 +60,10 @@ def tables(sql):
     sql.create_table("mem_hash", "id INT, n INT, KEY kh USING HASH (id)", engine="MEMORY")
     sql.create_table("mem_btree", "id INT, n INT, KEY kb USING BTREE (id)", engine="MEMORY")
     sql.create_table("typed", "id INT PRIMARY KEY, n INT, s VARCHAR(3)")
+    sql.create_table("audited", "id INT PRIMARY KEY, n INT", [(1, 1)])
+    sql.create_table("audit", "id INT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(20)")
+    sql.execute("CREATE TRIGGER test.audited_insert AFTER INSERT ON test.audited "
+                "FOR EACH ROW INSERT INTO test.audit (note) VALUES ('insert')")
 
 
 def check_table(sql, name):
@@ -259,6 +263,20 @@ def test_without_strict_mode_values_are_adjusted_as_sql_would(writer, sql, table
     finally:
         sql.execute("SET GLOBAL sql_mode = %s", (mode,))
     assert sql.rows("SELECT id, n, s FROM test.typed") == [("2", "0", "too")]
+
+
+# -- triggers ---------------------------------------------------------------------------
+
+def test_a_table_with_triggers_refuses_writes_and_still_answers_finds(writer, sql, tables):
+    writer.open_index(0, "audited", ["id", "n"])
+    assert answers(writer, [
+        hs.find(0, "+", [2, 2]),
+        hs.find(0, "=", [1], 1, 0, ["U", 1, 5]),
+        hs.find(0, "=", [1], 1, 0, ["D"]),
+        hs.find(0, "=", [1]),
+    ]) == [["1", "1", "triggers"]] * 3 + [["0", "2", "1", "1"]]
+    assert sql.rows("SELECT id, n FROM test.audited") == [("1", "1")]
+    assert sql.value("SELECT COUNT(*) FROM test.audit") == "0"
 
 
 # -- prefix keys -------------------------------------------------------------------------
