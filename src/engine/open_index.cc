@@ -50,7 +50,10 @@ Status OpenIndex::Resolve() {
 Status OpenIndex::ResolveNames() {
   TABLE* table = entry_->table;
   TABLE_SHARE* share = table->s;
-  if (index_name_ == "PRIMARY") {
+  // The empty name is the primary key too: clients send it for PRIMARY (the
+  // original plugin's own tests do). A name no index has that is a decimal number
+  // is the key's position in the table, as the original plugin reads it.
+  if (index_name_ == "PRIMARY" || index_name_.empty()) {
     if (share->primary_key >= MAX_KEY) return Status::BadRequest("idxnum");
     key_number_ = share->primary_key;
   } else {
@@ -59,6 +62,10 @@ Status OpenIndex::ResolveNames() {
       if (my_strcasecmp(system_charset_info, table->key_info[k].name.str, index_name_.c_str()) == 0)
         break;
     }
+    if (k == share->keys && index_name_.size() <= 4 &&
+        index_name_.find_first_not_of("0123456789") == std::string::npos)
+      k = std::min<uint>(static_cast<uint>(std::strtoul(index_name_.c_str(), nullptr, 10)),
+                         share->keys);
     if (k == share->keys) return Status::BadRequest("idxnum");
     key_number_ = k;
   }

@@ -25,14 +25,14 @@ enum class ParseError : uint8_t {
   kNone,
   kUnknownCommand,      // first token is not P, A, or a decimal index id
   kBadIndexId,          // index id overflows or exceeds kMaxIndexIdValue
-  kOpenIndexArity,      // P with fewer than 6 or more than 7 tokens
+  kOpenIndexArity,      // P without an index id
   kAuthArity,           // A without a type
   kMissingOp,           // <id> alone
   kBadFindOp,           // op is not =, >, >=, <, <=
   kBadKeyCount,         // find key count missing, not decimal, or 0
   kMissingKeyValues,    // fewer key values than the count says
   kBadLimit,            // limit overflows
-  kBadOffset,           // limit without a decimal offset after it
+  kBadOffset,           // limit followed by a token that is not an offset
   kBadInHeader,         // @ without a decimal key part and a count of at least 1
   kMissingInValues,     // fewer IN values than the count says
   kShortFilter,         // F/W without op, column and value
@@ -40,7 +40,6 @@ enum class ParseError : uint8_t {
   kBadFilterColumn,     // filter column is not decimal
   kBadFilterType,       // token in filter position that starts with F or W but is neither
   kBadModifyOp,         // any other token in filter position that is not a mop
-  kDeleteWithValues,    // D or D? followed by more tokens
   kBadInsertCount,      // insert count missing, not decimal, or 0
   kInsertValueCount,    // insert with more or fewer values than the count says
 };
@@ -66,7 +65,6 @@ std::string_view MessageFor(ParseError error) {
     case ParseError::kBadFilterColumn:   return "syntax";
     case ParseError::kBadFilterType:     return "filtertype";
     case ParseError::kBadModifyOp:       return "modop";
-    case ParseError::kDeleteWithValues:  return "syntax";
     case ParseError::kBadInsertCount:    return "klen";
     case ParseError::kInsertValueCount:  return "klen";
   }
@@ -227,23 +225,23 @@ class Parser {
     return true;
   }
 
-  // P <indexid> <db> <table> <index> <columns> [<fcolumns>]
+  // P <indexid> <db> <table> <index> <columns> [<fcolumns>]. Names after the id
+  // that the line leaves out read as empty, and tokens after <fcolumns> are
+  // ignored, as the original plugin reads them: `P 1 db t` opens db.t's primary
+  // key with no columns (enough to delete through), and an empty db or table
+  // fails to open like any unknown one.
   ParseError ParseOpenIndex() {
-    Token id, db, table, index, columns, filter_columns;
-    if (!tokens_.Next(&id) || !tokens_.Next(&db) || !tokens_.Next(&table) ||
-        !tokens_.Next(&index) || !tokens_.Next(&columns)) {
-      return ParseError::kOpenIndexArity;
-    }
-    const bool has_filter_columns = tokens_.Next(&filter_columns);
-    if (!tokens_.AtEnd()) return ParseError::kOpenIndexArity;
+    Token id;
+    if (!tokens_.Next(&id)) return ParseError::kOpenIndexArity;
     if (!ParseIndexId(id)) return ParseError::kBadIndexId;
-
     out_->type = RequestType::kOpenIndex;
-    out_->db = DecodeName(db);
-    out_->table = DecodeName(table);
-    out_->index = DecodeName(index);
-    out_->columns = DecodeName(columns);
-    if (has_filter_columns) out_->filter_columns = DecodeName(filter_columns);
+    std::string_view* const names[] = {&out_->db, &out_->table, &out_->index,
+                                       &out_->columns, &out_->filter_columns};
+    Token name;
+    for (std::string_view* field : names) {
+      if (!tokens_.Next(&name)) break;
+      *field = DecodeName(name);
+    }
     return ParseError::kNone;
   }
 
@@ -258,18 +256,34 @@ class Parser {
     return ParseError::kNone;
   }
 
-  // <indexid> + <n> <v1..vn>, after the `+`.
+  // <indexid> + <n> <v1..vn>, after the `+`. An empty token after the values (the
+  // line ends with a TAB) adds nothing.
   ParseError ParseInsert() {
     Token t;
     uint32_t n;
     if (!tokens_.Next(&t) || !ParseDecimal(t, &n) || n == 0) return ParseError::kBadInsertCount;
     out_->asks_to_write = true;  // a count that reads (the original's order)
-    if (!TakeValues(n, &out_->key) || !tokens_.AtEnd()) return ParseError::kInsertValueCount;
+    if (!TakeValues(n, &out_->key)) return ParseError::kInsertValueCount;
+    if (tokens_.Next(&t) && !(t.size == 0 && tokens_.AtEnd())) {
+      return ParseError::kInsertValueCount;
+    }
     out_->type = RequestType::kInsert;
     return ParseError::kNone;
   }
 
-  // <indexid> <op> <n> <v1..vn> [<limit> <offset>] [@ ...] [<F|W> ...]... [<mop> ...],
+  // Takes an optional number: a token of digits, or an empty token, which stands
+  // for the number left out (as from a client that ends its line with a TAB).
+  // Leaves any other token for the next part of the request. Sets *taken when it
+  // took a token; false only when the number overflows.
+  bool TakeOptionalNumber(uint32_t* value, bool* taken) {
+    Token t;
+    *taken = tokens_.Peek(&t) && (t.size == 0 || t.IsDigits());
+    if (!*taken) return true;
+    tokens_.Next(&t);
+    return t.size == 0 || ParseDecimal(t, value);
+  }
+
+  // <indexid> <op> <n> <v1..vn> [<limit> [<offset>]] [@ ...] [<F|W> ...]... [<mop> ...],
   // after the op.
   ParseError ParseFind() {
     Token t;
@@ -279,11 +293,17 @@ class Parser {
     if (!tokens_.Next(&t) || !ParseDecimal(t, &n) || n == 0) return ParseError::kBadKeyCount;
     if (!TakeValues(n, &out_->key)) return ParseError::kMissingKeyValues;
 
-    // Limit and offset: present when the next token is a number.
-    if (tokens_.Peek(&t) && t.IsDigits()) {
-      tokens_.Next(&t);
-      if (!ParseDecimal(t, &out_->limit)) return ParseError::kBadLimit;
-      if (!tokens_.Next(&t) || !ParseDecimal(t, &out_->offset)) return ParseError::kBadOffset;
+    // Limit and offset. Clients leave the offset out when it is 0 and nothing
+    // follows, and send a limit of 0 when their caller gave none: that is the
+    // default, 1, as in the original plugin. Anything but an offset right after a
+    // limit is an error, not the next part: the original reads that token as the
+    // offset, so `<limit> D` is a find there, and must not be a delete here.
+    bool taken;
+    if (!TakeOptionalNumber(&out_->limit, &taken)) return ParseError::kBadLimit;
+    if (out_->limit == 0) out_->limit = 1;
+    if (taken) {
+      if (!TakeOptionalNumber(&out_->offset, &taken)) return ParseError::kBadOffset;
+      if (!taken && !tokens_.AtEnd()) return ParseError::kBadOffset;
     }
 
     // IN: @ <key part> <m> <v1..vm>.
@@ -299,8 +319,10 @@ class Parser {
       out_->has_in = true;
     }
 
-    // Filters, then at most one modify part, which takes the rest of the line.
+    // Filters, then at most one modify part, which takes the rest of the line. An
+    // empty last token (the line ends with a TAB) adds nothing.
     while (tokens_.Next(&t)) {
+      if (t.size == 0 && tokens_.AtEnd()) break;
       FilterKind kind;
       if (ParseFilterKind(t, &kind)) {
         const ParseError error = ParseFilter(kind);
@@ -331,13 +353,13 @@ class Parser {
     return ParseError::kNone;
   }
 
-  // <m1..mk>, after the mop: every remaining token.
+  // <m1..mk>, after the mop: every remaining token. A delete has no use for values
+  // and ignores any it is sent, as the original plugin does.
   ParseError ParseModify() {
     Token t;
-    if (out_->modify == ModifyOp::kDelete && !tokens_.AtEnd()) {
-      return ParseError::kDeleteWithValues;
+    while (tokens_.Next(&t)) {
+      if (out_->modify != ModifyOp::kDelete) out_->modify_values.push_back(DecodeValue(t));
     }
-    while (tokens_.Next(&t)) out_->modify_values.push_back(DecodeValue(t));
     out_->type = RequestType::kFind;
     return ParseError::kNone;
   }

@@ -74,6 +74,50 @@ READS = {
     "readonly_malformed": ["3\t+\t0", "3\t+\t3\t9", "3\t=\t1\t1\t1\t0\tZ\t1",
                            "3\t=\t1\t1\t1\t0\tD\tx", "1\t=\t1\t1\t1\t0\textra"],
     "readonly_index_not_open": ["9\t+\t1\tx", "9\t=\t1\t1\t1\t0\tU\tx"],
+    # How leniently a request is read (section 3 of ORIGINAL-DIFFERENCES.md): the
+    # forms the original answers sensibly, answered the same ...
+    "offset_left_out": ["0\t=\t1\t101\t1", "1\t>=\t1\t5\t3", "1\t<\t1\t9\t0"],
+    "limit_zero_with_offset": ["1\t>=\t1\t1\t0\t2", "2\t=\t1\t3\t0\t0"],
+    "empty_limit_and_offset": ["0\t=\t1\t101\t\t", "1\t>=\t1\t5\t3\t", "1\t>=\t1\t5\t\t2"],
+    "trailing_tab": ["0\t=\t1\t101\t", "1\t>=\t1\t1\t3\t1\t",
+                     "1\t=\t1\t0\t10\t0\t@\t0\t2\t7\t3\t",
+                     "1\t>=\t1\t1\t3\t0\tF\t>\t0\t4\t"],
+    "open_empty_index_name": ["P\t9\ttest\tuser\t\tuser_name", "9\t=\t1\t101",
+                              "P\t9\ttest\tcnums\t\tid,v", "9\t>=\t1\t7\t2\t0"],
+    "open_index_by_position": ["P\t9\ttest\tcnums\t1\tid,a,b", "9\t=\t1\t2\t3\t0",
+                               "P\t9\ttest\tcnums\t0\tid", "9\t=\t1\t2",
+                               "P\t9\ttest\tcnums\t2\tid"],
+    "open_empty_columns": ["P\t9\ttest\tuser\t\t", "9\t=\t1\t101"],
+    "open_names_left_out": ["P\t9\ttest\tuser", "9\t=\t1\t101", "P\t9\ttest\tuser\tPRIMARY",
+                            "9\t=\t1\t101", "P\t9", "P\t9\ttest"],
+    "open_extra_tokens": ["P\t9\ttest\tuser\tPRIMARY\tuser_name\tuser_id\textra",
+                          "9\t=\t1\t101"],
+    "open_empty_column_name": ["P\t9\ttest\tuser\tPRIMARY\tuser_name,,user_id"],
+    "key_value_conversions": ["0\t=\t1\tabc", "0\t=\t1\t101x", "0\t=\t1\t 101"],
+    "control_bytes_in_a_token": ["0\t=\t1\t10\x021", "1\t=\t1\t1\x02"],
+    "auth_without_a_secret": ["A\t1\tx", "0\t=\t1\t101"],
+    # ... and the forms it reads as something the client did not send, refused.
+    "index_id_with_junk": ["0x\t=\t1\t101", "0 \t=\t1\t101"],
+    "index_id_wraps": ["4294967296\t=\t1\t101"],
+    "key_values_left_out": ["0\t=\t1", "2\t=\t2\t1"],
+    "key_count_with_sign_or_junk": ["0\t=\t-1\t101", "0\t=\t1x\t101"],
+    "offset_not_a_number": ["0\t=\t1\t101\t1\t-1", "0\t=\t1\t101\t1\tx"],
+    "limit_overflows": ["0\t=\t1\t101\t99999999999999999999\t0"],
+    "filter_left_short": ["1\t>=\t1\t1\t5\t0\tF", "1\t>=\t1\t1\t5\t0\tF\t=",
+                          "1\t>=\t1\t1\t5\t0\tF\t=\t0"],
+    "filter_column_not_a_number": ["1\t>=\t1\t1\t5\t0\tF\t>\tx\t2",
+                                   "1\t>=\t1\t1\t5\t0\tF\t>\t-1\t2"],
+    "filter_op_unknown": ["1\t>=\t1\t1\t5\t0\tF\t<>\t0\t2", "1\t>=\t1\t1\t5\t0\tF\t=<\t0\t2",
+                          "1\t>=\t1\t1\t5\t0\tF\t!\t0\t2"],
+    "in_key_part_beyond_the_key": ["0\t=\t1\t101\t1\t0\t@\t5\t1\t101",
+                                   "2\t=\t1\t1\t5\t0\t@\t1\t2\t3\t4"],
+    "in_header_not_a_number": ["0\t=\t1\t101\t1\t0\t@\tx\t1\t101",
+                               "1\t=\t1\t1\t5\t0\t@\t0\t-1\t7"],
+    "in_without_limit": ["1\t=\t1\t0\t@\t0\t2\t7\t3"],
+    "open_index_id_not_a_number": ["P\tx\ttest\tuser\tPRIMARY\tuser_name", "0\t=\t1\t101"],
+    "open_names_in_any_case": ["P\t9\ttest\tuser\tprimary\tuser_name", "9\t=\t1\t101",
+                               "P\t9\ttest\tuser\tPRIMARY\tUSER_NAME", "9\t=\t1\t101"],
+    "open_trailing_comma": ["P\t9\ttest\tuser\tPRIMARY\tuser_name,", "9\t=\t1\t101"],
 }
 
 ERRORS = {
@@ -92,6 +136,10 @@ ERRORS = {
     "in_fewer_values_than_length": ["0\t=\t1\t101\t1\t0\t@\t0\t3\t101"],
     "cmd": ["garbage", "", "\x01\x02", "x\t=\t1\t101", "-1\t=\t1\t101", "\t"],
     "klen": ["0\t=\tx\t101", "0\t=\t0", "0\t=", "3\t+\t0", "3\t+\tx"],
+    "limit_not_a_number": ["0\t=\t1\t101\tx\ty", "0\t=\t1\t101\t1x\t0",
+                           "0\t=\t1\t101\t-1\t0"],
+    "filter_before_in": ["0\t=\t1\t101\t1\t0\tF\t=\t0\t1\t@\t0\t1\t101"],
+    "open_without_an_id": ["P"],
 }
 
 WRITES = {
@@ -116,6 +164,21 @@ WRITES = {
     "delete": ["3\t=\t1\t2\t1\t0\tD", "3\t>=\t1\t1\t2\t1\tD", "3\t=\t1\t99\t1\t0\tD"],
     "delete_with_filter": ["4\t>=\t1\t1\t10\t0\tF\t>\t0\t0\tD"],
     "in_minus": ["4\t=\t1\t0\t10\t0\t@\t0\t3\t1\t2\t5\t-\t8"],
+    # Section 3 of ORIGINAL-DIFFERENCES.md, for writes: answered the same ...
+    "modify_limit_zero": ["3\t>=\t1\t1\t0\t0\tU\t1\tz\t1", "4\t>=\t1\t2\t0\t0\t+\t1",
+                          "3\t>=\t1\t3\t0\t1\tD"],
+    "delete_with_values": ["3\t=\t1\t2\t1\t0\tD\tx", "3\t=\t1\t3\t1\t0\tD?\t"],
+    "insert_trailing_tab": ["3\t+\t3\t9\tx\t9\t"],
+    "modify_through_an_index_without_columns": ["P\t9\ttest\tcmod\tPRIMARY",
+                                                "9\t=\t1\t2\t1\t0\tD"],
+    # ... or refused.
+    "limit_then_a_modify": ["3\t=\t1\t2\t1\tD"],
+    "modify_without_limit": ["3\t=\t1\t2\tD"],
+    "modify_op_with_junk": ["3\t=\t1\t2\t1\t0\tUU\tq", "3\t=\t1\t2\t1\t0\t+x\t1",
+                            "3\t=\t1\t3\t1\t0\tD?x"],
+    "insert_more_values_than_columns": ["3\t+\t4\t9\tx\t9\tEXTRA"],
+    "update_more_values_than_columns": ["3\t=\t1\t2\t1\t0\tU\t2\tx\t1\tEXTRA",
+                                        "3\t=\t1\t2\t1\t0\tU\t2\tx\t1\t"],
 }
 
 
@@ -127,10 +190,14 @@ class KnownDifference:
         self.why, self.answers, self.rows = why, answers, rows
 
 
+NOT_A_NUMBER = ("the original reads only the digits of a number token ('-1' is 1, "
+                "'1x' is 1, 'x' is 0) and wraps past 2^32, so it answers a request "
+                "the client did not send; rowsocket refuses the token")
+UNCHANGED = [("1", "a", "10"), ("2", "b", "20"), ("3", "c", "-5"), ("4", "d", "0"),
+             ("5", "e", "7")]
+USER_ROW = "0\t3\tYukari Takeba\tyukari.takeba@dena.jp\t2010-02-03 11:22:33"
+
 KNOWN_DIFFERENCES = {
-    "limit_zero": KnownDifference(
-        "the original treats limit 0 as limit 1; the contract says SQL LIMIT 0",
-        answers=["0\t2"]),
     "in_prefix": KnownDifference(
         "the original returns only the first row of each IN value's lookup",
         answers=["0\t3\t" + "\t".join(f"{i}\t{i // 10}\t{i % 10}"
@@ -162,6 +229,70 @@ KNOWN_DIFFERENCES = {
         "the original answers id 0 when the client gives the AUTO_INCREMENT value; "
         "rowsocket answers the id of the row, as the C API's mysql_insert_id() does",
         answers=["0\t1\t50"]),
+    # Section 3: refused where the original guesses.
+    "index_id_with_junk": KnownDifference(NOT_A_NUMBER, answers=["2\t1\tcmd"] * 2),
+    "index_id_wraps": KnownDifference(NOT_A_NUMBER, answers=["2\t1\tstmtnum"]),
+    "key_values_left_out": KnownDifference(
+        "the original reads key values the line leaves out as ''; rowsocket refuses a "
+        "key count the values do not fill", answers=["2\t1\tklen"] * 2),
+    "key_count_with_sign_or_junk": KnownDifference(NOT_A_NUMBER, answers=["2\t1\tklen"] * 2),
+    "offset_not_a_number": KnownDifference(NOT_A_NUMBER, answers=["2\t1\tsyntax"] * 2),
+    "limit_overflows": KnownDifference(NOT_A_NUMBER, answers=["2\t1\tsyntax"]),
+    "limit_not_a_number": KnownDifference(NOT_A_NUMBER, answers=["2\t1\tmodop"] * 3),
+    "filter_left_short": KnownDifference(
+        "the original reads a filter's missing parts as '' (and a missing operator as "
+        "the end of the filter list); rowsocket refuses a filter without its operator, "
+        "column and value", answers=["2\t1\tsyntax"] * 3),
+    "filter_column_not_a_number": KnownDifference(NOT_A_NUMBER, answers=["2\t1\tsyntax"] * 2),
+    "filter_op_unknown": KnownDifference(
+        "the original applies some comparison, or none, for an operator it does not "
+        "know; rowsocket refuses it", answers=["2\t1\top"] * 3),
+    "in_key_part_beyond_the_key": KnownDifference(
+        "the original ignores an IN on a key part the request gives no value for, and "
+        "answers rows the IN would not match; rowsocket refuses it",
+        answers=["2\t1\tkpnum"] * 2),
+    "in_header_not_a_number": KnownDifference(NOT_A_NUMBER, answers=["2\t1\tinvalueslen"] * 2),
+    "in_without_limit": KnownDifference(
+        "the original reads the two tokens after the key as limit and offset whatever "
+        "they are, so an IN without them is garbled; rowsocket reads the documented "
+        "form, where the limit is optional", answers=["0\t2\t7\tv7"]),
+    "open_index_id_not_a_number": KnownDifference(
+        NOT_A_NUMBER + " (here it replaces index id 0)",
+        answers=["2\t1\tstmtnum", USER_ROW]),
+    "open_names_in_any_case": KnownDifference(
+        "rowsocket finds index and column names as SQL does, in any letter case; the "
+        "original compares bytes", answers=["0\t1", "0\t1\tYukari Takeba"] * 2),
+    "open_trailing_comma": KnownDifference(
+        "rowsocket reads a column list ending in a comma as the list without it; the "
+        "original answers fld", answers=["0\t1", "0\t1\tYukari Takeba"]),
+    "filter_before_in": KnownDifference(
+        "both refuse it; the original checks the filter column first (filterfld), "
+        "rowsocket the order of the parts (modop)", answers=["2\t1\tmodop"]),
+    "open_without_an_id": KnownDifference(
+        "both refuse it; the original tries to open index id 0 on table '' "
+        "(open_table), rowsocket says the request is short (syntax)",
+        answers=["2\t1\tsyntax"]),
+    "limit_then_a_modify": KnownDifference(
+        "the original takes the token after a limit as the offset, so `1 D` is a find "
+        "there; rowsocket refuses it rather than delete or ignore the D",
+        answers=["2\t1\tsyntax"], rows=UNCHANGED),
+    "modify_without_limit": KnownDifference(
+        "the original reads the tokens after the key as limit and offset, so a modify "
+        "without them is a find there; rowsocket reads the documented form, where the "
+        "limit is optional", answers=["0\t1\t1"],
+        rows=[r for r in UNCHANGED if r[0] != "2"]),
+    "modify_op_with_junk": KnownDifference(
+        "the original acts on the first letter of a modify operation with junk after "
+        "it (`UU` updates, `D?x` deletes); rowsocket refuses a write it would have to "
+        "guess", answers=["2\t1\tmodop"] * 3, rows=UNCHANGED),
+    "insert_more_values_than_columns": KnownDifference(
+        "the original drops values past the index's columns and writes the rest; "
+        "rowsocket refuses a write that would lose values the client sent (the "
+        "original's own protocol text allows at most one value per column)",
+        answers=["2\t1\tfld"], rows=UNCHANGED),
+    "update_more_values_than_columns": KnownDifference(
+        "as insert_more_values_than_columns, for U (a TAB after the last value is one "
+        "more, empty, value)", answers=["2\t1\tmodop"] * 2, rows=UNCHANGED),
 }
 
 MOD_ROWS = [(1, "a", 10), (2, "b", 20), (3, "c", -5), (4, "d", 0), (5, "e", 7)]

@@ -194,6 +194,30 @@ def test_W_filter_failing_on_the_first_row_answers_no_rows(conn):
     assert conn.raw(b"1\t>=\t1\t1\t100\t0\tW\t>\t0\t0\n") == b"0\t2\n"
 
 
-@original_bug("limit 0 returns one row")
-def test_limit_zero_returns_no_rows(conn):
-    assert conn.raw(b"1\t>=\t1\t1\t0\t0\n") == b"0\t2\n"
+# -- limit and offset as clients send them ---------------------------------------------
+
+
+def test_limit_zero_means_the_default_of_one_row(conn, sql):
+    # Clients send `0 0` when their caller gave no limit.
+    assert hs.rows(conn.request([1, ">=", 1, 1, 0, 0]), 2) == sql_pk(sql, "id >= 1")
+    assert hs.rows(conn.request([1, ">=", 1, 1, 0, 2]), 2) == sql_pk(sql, "id >= 1",
+                                                                    offset=2)
+
+
+def test_limit_without_offset_uses_offset_zero(conn, sql):
+    # libhsclient (Perl's Net::HandlerSocket) leaves the offset out when it is 0.
+    assert conn.raw(b"1\t>=\t1\t5\t3\n") == hs.encode_line(
+        ["0", "2", *[v for row in sql_pk(sql, "id >= 5", limit=3) for v in row]])
+
+
+def test_empty_limit_and_offset_are_left_out(conn, sql):
+    assert hs.rows(conn.request([1, ">=", 1, 5, "", ""]), 2) == sql_pk(sql, "id >= 5")
+    assert hs.rows(conn.request([1, ">=", 1, 5, 3, ""]), 2) == sql_pk(sql, "id >= 5", limit=3)
+
+
+def test_a_trailing_tab_after_a_find_adds_nothing(conn, sql):
+    assert conn.raw(b"1\t>=\t1\t5\t3\t1\t\n") == hs.encode_line(
+        ["0", "2", *[v for row in sql_pk(sql, "id >= 5", limit=3, offset=1) for v in row]])
+    assert conn.raw(b"1\t=\t1\t5\t\n") == b"0\t2\t5\tv5\n"
+
+

@@ -160,6 +160,19 @@ def test_D_without_a_matching_row_answers_zero(wr, sql):
     assert len(table(sql)) == 5
 
 
+def test_modify_with_limit_zero_changes_one_row(wr, sql):
+    # Clients send `0 0` when their caller gave no limit: the default, one row.
+    assert wr.request(modify(3, ">=", [2], "U", ["x"], limit=0)) == ["0", "1", "1"]
+    assert [r[1] for r in table(sql)] == ["a", "x", "c", "d", "e"]
+    assert wr.request(modify(1, ">=", [2], "D", limit=0, offset=1)) == ["0", "1", "1"]
+    assert [r[0] for r in table(sql)] == ["1", "2", "4", "5"]
+
+
+def test_D_ignores_values_sent_with_it(wr, sql):
+    assert wr.request(modify(1, "=", [2], "D", ["x", "y"])) == ["0", "1", "1"]
+    assert row(sql, 2) is None
+
+
 # -- the ? forms answer the rows as they were --------------------------------------------
 
 def test_U_question_answers_the_old_rows(wr, sql):

@@ -89,10 +89,37 @@ TEST_F(RequestTest, open_index_decodes_names) {
   EXPECT_EQ(r.db, "d\tb");
 }
 
-TEST_F(RequestTest, open_index_with_wrong_token_count_is_syntax) {
+TEST_F(RequestTest, open_index_without_an_id_is_syntax) {
   EXPECT_EQ(ErrorOf({"P"}), "syntax");
-  EXPECT_EQ(ErrorOf({"P", "1", "db", "t", "idx"}), "syntax");
-  EXPECT_EQ(ErrorOf({"P", "1", "db", "t", "idx", "a", "b", "extra"}), "syntax");
+}
+
+TEST_F(RequestTest, open_index_reads_names_left_out_as_empty) {
+  const Request& r = Parse({"P", "1", "db", "t"});
+  ASSERT_EQ(r.type, RequestType::kOpenIndex);
+  EXPECT_EQ(r.db, "db");
+  EXPECT_EQ(r.table, "t");
+  EXPECT_EQ(r.index, "");
+  EXPECT_EQ(r.columns, "");
+  EXPECT_EQ(r.filter_columns, "");
+  const Request& r2 = Parse({"P", "1"});
+  ASSERT_EQ(r2.type, RequestType::kOpenIndex);
+  EXPECT_EQ(r2.db, "");
+  EXPECT_EQ(r2.table, "");
+}
+
+TEST_F(RequestTest, open_index_reads_an_empty_index_name) {
+  // The Perl client's open_index(1, $db, $table, '', 'k,v'): the primary key.
+  const Request& r = Parse({"P", "1", "db", "t", "", "k,v"});
+  ASSERT_EQ(r.type, RequestType::kOpenIndex);
+  EXPECT_EQ(r.index, "");
+  EXPECT_EQ(r.columns, "k,v");
+}
+
+TEST_F(RequestTest, open_index_ignores_tokens_after_the_filter_columns) {
+  const Request& r = Parse({"P", "1", "db", "t", "idx", "a", "b", "extra"});
+  ASSERT_EQ(r.type, RequestType::kOpenIndex);
+  EXPECT_EQ(r.columns, "a");
+  EXPECT_EQ(r.filter_columns, "b");
 }
 
 TEST_F(RequestTest, open_index_with_bad_id_is_stmtnum) {
@@ -208,10 +235,17 @@ TEST_F(RequestTest, insert_with_trailing_tab_has_empty_last_value) {
   EXPECT_EQ(Strings(r.key), (Strs{"x", ""}));
 }
 
+TEST_F(RequestTest, insert_ignores_a_trailing_tab_after_its_values) {
+  const Request& r = Parse("1\t+\t1\tx\t");
+  ASSERT_EQ(r.type, RequestType::kInsert);
+  EXPECT_EQ(Strings(r.key), (Strs{"x"}));
+}
+
 TEST_F(RequestTest, insert_with_value_count_mismatch_is_klen) {
   EXPECT_EQ(ErrorOf({"1", "+", "2", "a"}), "klen");
   EXPECT_EQ(ErrorOf({"1", "+", "1"}), "klen");
   EXPECT_EQ(ErrorOf({"1", "+", "1", "a", "b"}), "klen");
+  EXPECT_EQ(ErrorOf({"1", "+", "1", "a", "", ""}), "klen");
   EXPECT_EQ(ErrorOf({"1", "+", "4294967295", "a"}), "klen");
 }
 
@@ -279,10 +313,57 @@ TEST_F(RequestTest, find_accepts_largest_limit_and_leading_zeros) {
   EXPECT_EQ(r.offset, 9u);
 }
 
-TEST_F(RequestTest, find_with_limit_but_no_decimal_offset_is_syntax) {
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10"}), "syntax");
+TEST_F(RequestTest, find_with_a_limit_and_no_offset_uses_offset_zero) {
+  // What libhsclient (and so Perl's Net::HandlerSocket) sends when the offset is 0.
+  const Request& r = Parse({"0", "=", "1", "101", "10"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.limit, 10u);
+  EXPECT_EQ(r.offset, 0u);
+}
+
+TEST_F(RequestTest, find_with_a_limit_followed_by_anything_but_an_offset_is_syntax) {
+  // The original reads the token after a limit as the offset: `10 D` is a find
+  // there, so it must not be a delete here.
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10", "D"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10", "-", "5"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10", "@", "0", "1", "b"}), "syntax");
   EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10", "x"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "10", ""}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "1", "-1"}), "syntax");
+}
+
+TEST_F(RequestTest, find_with_limit_zero_uses_the_default_limit_one) {
+  // Clients send `0 0` when their caller gave no limit (and `0 0 U ...` to modify).
+  const Request& r = Parse({"1", ">=", "1", "a", "0", "0"});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.limit, 1u);
+  EXPECT_EQ(r.offset, 0u);
+  const Request& r2 = Parse({"1", ">=", "1", "a", "0", "3", "U", "x"});
+  ASSERT_EQ(r2.type, RequestType::kFind);
+  EXPECT_EQ(r2.limit, 1u);
+  EXPECT_EQ(r2.offset, 3u);
+  EXPECT_EQ(Parse({"1", ">=", "1", "a", "000"}).limit, 1u);
+}
+
+TEST_F(RequestTest, find_reads_empty_limit_and_offset_as_left_out) {
+  const Request& r = Parse({"1", "=", "1", "a", "", ""});
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(r.limit, 1u);
+  EXPECT_EQ(r.offset, 0u);
+  const Request& r2 = Parse({"1", "=", "1", "a", "10", ""});
+  ASSERT_EQ(r2.type, RequestType::kFind);
+  EXPECT_EQ(r2.limit, 10u);
+  EXPECT_EQ(r2.offset, 0u);
+  const Request& r3 = Parse({"1", "=", "1", "a", "", "4"});
+  ASSERT_EQ(r3.type, RequestType::kFind);
+  EXPECT_EQ(r3.limit, 1u);
+  EXPECT_EQ(r3.offset, 4u);
+}
+
+TEST_F(RequestTest, find_with_a_limit_that_is_not_a_number_is_modop) {
+  // Not digits, so not a limit: the token stands where a filter or modify goes.
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "x", "y"}), "modop");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "1x", "0"}), "modop");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "-1", "0"}), "modop");
 }
 
 TEST_F(RequestTest, find_with_huge_key_count_is_klen) {
@@ -326,10 +407,25 @@ TEST_F(RequestTest, find_with_trailing_tab_reads_empty_last_key_value) {
   EXPECT_EQ(Strings(r.key), (Strs{"a", ""}));
 }
 
-TEST_F(RequestTest, find_with_trailing_tab_after_all_values_is_modop) {
-  // The trailing empty token is one more token, in filter position, and does not
-  // start with F or W.
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", ""}), "modop");
+TEST_F(RequestTest, find_ignores_a_trailing_tab_after_all_its_parts) {
+  const Request& r = Parse("1\t=\t1\ta\t");
+  ASSERT_EQ(r.type, RequestType::kFind);
+  EXPECT_EQ(Strings(r.key), (Strs{"a"}));
+  const Request& r2 = Parse("1\t=\t1\ta\t5\t1\t");
+  ASSERT_EQ(r2.type, RequestType::kFind);
+  EXPECT_EQ(r2.limit, 5u);
+  EXPECT_EQ(r2.offset, 1u);
+  const Request& r3 = Parse("1\t=\t1\ta\t5\t1\t@\t0\t1\tb\t");
+  ASSERT_EQ(r3.type, RequestType::kFind);
+  EXPECT_EQ(Strings(r3.in_values), (Strs{"b"}));
+  const Request& r4 = Parse("1\t=\t1\ta\t5\t1\tF\t=\t0\tv\t");
+  ASSERT_EQ(r4.type, RequestType::kFind);
+  EXPECT_EQ(r4.filters.size(), 1u);
+}
+
+TEST_F(RequestTest, find_with_an_empty_token_before_its_end_is_modop) {
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "1", "0", "", ""}), "modop");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "1", "0", "", "U"}), "modop");
 }
 
 TEST_F(RequestTest, find_decodes_values_in_place_in_the_line) {
@@ -492,9 +588,15 @@ TEST_F(RequestTest, find_reads_delete_and_delete_returning_rows) {
   EXPECT_TRUE(dq.return_rows);
 }
 
-TEST_F(RequestTest, delete_followed_by_values_is_syntax) {
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "D", "x"}), "syntax");
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "D?", ""}), "syntax");
+TEST_F(RequestTest, delete_ignores_values_sent_with_it) {
+  const Request& d = Parse({"1", "=", "1", "a", "D", "x"});
+  ASSERT_EQ(d.type, RequestType::kFind);
+  EXPECT_EQ(d.modify, ModifyOp::kDelete);
+  EXPECT_TRUE(d.modify_values.empty());
+  const Request& dq = Parse({"1", "=", "1", "a", "D?", ""});
+  ASSERT_EQ(dq.type, RequestType::kFind);
+  EXPECT_TRUE(dq.return_rows);
+  EXPECT_TRUE(dq.modify_values.empty());
 }
 
 TEST_F(RequestTest, update_without_values_parses) {
@@ -589,7 +691,7 @@ TEST_F(RequestTest, reused_request_is_reset_and_keeps_capacity) {
 }
 
 TEST_F(RequestTest, error_is_cleared_by_the_next_good_line) {
-  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "D", "x"}), "syntax");
+  EXPECT_EQ(ErrorOf({"1", "=", "1", "a", "F", "=", "x", "v"}), "syntax");
   const Request& r = Parse({"A", "1", "k"});
   EXPECT_EQ(r.type, RequestType::kAuth);
   EXPECT_TRUE(r.error.ok());
@@ -638,7 +740,7 @@ TEST(RequestClear, clear_resets_every_field) {
 TEST_F(RequestTest, malformed_lines_that_ask_to_write_say_so) {
   EXPECT_TRUE(Parse({"1", "+", "2", "x"}).asks_to_write);                // insert, short
   EXPECT_TRUE(Parse({"1", "=", "1", "a", "Z"}).asks_to_write);           // unknown mop
-  EXPECT_TRUE(Parse({"1", "=", "1", "a", "D", "x"}).asks_to_write);      // D with values
+  EXPECT_TRUE(Parse({"1", "=", "1", "a", "D", "x"}).asks_to_write);      // D, values ignored
   EXPECT_TRUE(Parse({"1", "=", "1", "a", "U", "x"}).asks_to_write);      // well formed
   EXPECT_EQ(Parse({"1", "=", "1", "a", "Z"}).error, Status::BadRequest("modop"));
 }
