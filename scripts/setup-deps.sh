@@ -87,8 +87,11 @@ install_packages() {
            mariadb-plugin-handlersocket mariadb-backup; do
     apt-cache show "$p=$v" >/dev/null 2>&1 && pkgs+=("$p=$v")
   done
+  # perl, libperl-dev, libdbi-perl and libdbd-mariadb-perl: the original HandlerSocket's
+  # Perl client and regression tests, run against rowsocket (scripts/build-hs-clients.sh).
   local tools=(cmake g++ make pkg-config libgtest-dev libgmock-dev libedit-dev netcat-openbsd
-               python3 python3-pytest python3-pymysql procps xz-utils memcached tmux gnuplot-nox)
+               python3 python3-pytest python3-pymysql procps xz-utils memcached tmux gnuplot-nox
+               perl libperl-dev libdbi-perl libdbd-mariadb-perl)
   local missing=()
   for p in "${pkgs[@]}"; do
     # A held package reads "hold ok installed".
