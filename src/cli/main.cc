@@ -39,9 +39,11 @@ const char kUsage[] =
     "  -f, --force              go on after a failed command\n"
     "      --connect-timeout=S  seconds to wait for a connection (5)\n"
     "      --timeout=S          seconds to wait for an answer (30)\n"
-    "      --sql-socket=PATH    SQL socket, to read column names for auto-open\n"
+    "      --sql-socket=PATH    SQL socket, to read column names for auto-open (default:\n"
+    "                           as the mariadb client finds it: the [client] group of\n"
+    "                           the option files, else the local default socket)\n"
     "      --sql-port=PORT      SQL port (on --sql-host, default --host), likewise\n"
-    "  -u, --user=USER          SQL user (root)    --password=P  SQL password\n"
+    "  -u, --user=USER          SQL user           --password=P  SQL password\n"
     "      --history-file=PATH  (default $ROWSOCKET_HISTFILE or ~/.rowsocket_history; '' for none)\n"
     "  -V, --version            -?, --help\n";
 
@@ -82,6 +84,7 @@ int Main(int argc, char** argv) {
   std::string execute, history_file = DefaultHistoryFile();
   bool has_execute = false;
   std::string sql_host;
+  bool host_given = false;
   static const option kLong[] = {
       {"host", required_argument, nullptr, 'h'},   {"port", required_argument, nullptr, 'P'},
       {"port-wr", required_argument, nullptr, 'W'}, {"secret", required_argument, nullptr, kSecret},
@@ -103,7 +106,7 @@ int Main(int argc, char** argv) {
   int opt;
   while ((opt = getopt_long(argc, argv, "h:P:W:D:e:BtEfu:V?", kLong, nullptr)) != -1) {
     switch (opt) {
-      case 'h': o.host = optarg; break;
+      case 'h': o.host = optarg; host_given = true; break;
       case 'P': if (!ParsePort(optarg, &o.port)) { std::cerr << "bad --port\n"; return 2; } break;
       case 'W': if (!ParsePort(optarg, &o.port_wr)) { std::cerr << "bad --port-wr\n"; return 2; } break;
       case kSecret: o.secret = optarg; break;
@@ -135,7 +138,14 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (!secret_wr_given) o.secret_wr = o.secret;
-  o.sql.host = sql_host.empty() ? o.host : sql_host;
+  // SQL lives where the listeners are: on --host when it names another machine or
+  // a port was given; otherwise the local server, found as the mariadb client finds it.
+  const bool local = !host_given || o.host == "127.0.0.1" || o.host == "localhost";
+  if (!sql_host.empty()) {
+    o.sql.host = sql_host;
+  } else if (o.sql.port != 0 || !local) {
+    o.sql.host = o.host;
+  }
   o.interactive = !has_execute && isatty(STDIN_FILENO);
   if (o.interactive && !format_given) o.format = Format::kTable;
 

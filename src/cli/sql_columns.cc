@@ -18,13 +18,27 @@ client::Status SqlColumns::Connect() {
   MYSQL* m = mysql_init(nullptr);
   unsigned timeout = 5;
   mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+  // What the command line leaves out (null here) comes from the option files'
+  // [client] and [rowsocket-cli] groups, as for the mariadb client; libmariadb
+  // falls back to the login name for the user and to the default socket when no
+  // host, port or socket is left.
+  mysql_options(m, MYSQL_READ_DEFAULT_GROUP, "rowsocket-cli");
   // A socket wins over a port; libmariadb uses the socket only for "localhost".
   const char* socket = options_.socket.empty() ? nullptr : options_.socket.c_str();
-  const char* host = socket != nullptr ? "localhost" : options_.host.c_str();
-  if (mysql_real_connect(m, host, options_.user.c_str(),
-                         options_.password.c_str(), nullptr, options_.port, socket, 0) == nullptr) {
+  const char* host = socket != nullptr ? "localhost"
+                     : options_.host.empty() ? nullptr : options_.host.c_str();
+  const char* user = options_.user ? options_.user->c_str() : nullptr;
+  const char* password = options_.password ? options_.password->c_str() : nullptr;
+  if (mysql_real_connect(m, host, user, password, nullptr, options_.port, socket, 0) == nullptr) {
     std::string why = mysql_error(m);
     mysql_close(m);
+    if (!options_.named()) {
+      return Error::Usage("which columns of " + table_asked_ +
+                          "? name them (columns a,b or open " + table_asked_ +
+                          " PRIMARY a,b), or start rowsocket-cli with --sql-socket or "
+                          "--sql-port so it can read them (the local SQL server, found as "
+                          "the mariadb client finds it, did not answer: " + why + ")");
+    }
     return Error::Usage("cannot read column names over SQL: " + why);
   }
   mysql_ = m;
@@ -36,11 +50,7 @@ client::Result<std::vector<std::string>> SqlColumns::Columns(const std::string& 
   const std::string name = db + "." + table;
   auto cached = cache_.find(name);
   if (cached != cache_.end()) return cached->second;
-  if (!options_.configured()) {
-    return Error::Usage("which columns of " + name + "? name them (columns a,b or open " + name +
-                        " PRIMARY a,b), or start rowsocket-cli with --sql-socket or --sql-port "
-                        "so it can read them");
-  }
+  table_asked_ = name;
   client::Status s = Connect();
   if (!s.ok()) return s.error();
 

@@ -1,13 +1,17 @@
 // SqlColumns: the column names of a table, read over SQL, for auto-open.
 //
 // The HandlerSocket protocol cannot list a table's columns, yet `find test.user =
-// 101` on a table not opened yet should open it with all its columns. When the user
-// gives rowsocket-cli a SQL endpoint (--sql-socket or --sql-port, -u, --password),
-// this asks information_schema once per table and caches the answer; without one,
-// Columns() says how to name the columns instead. Single-threaded (the CLI's thread).
+// 101` on a table not opened yet should open it with all its columns. This asks
+// information_schema once per table and caches the answer. It finds the SQL server
+// as the mariadb client does: what --sql-socket, --sql-port, -u and --password say,
+// the rest from the [client] and [rowsocket-cli] groups of the usual option files
+// (/etc/mysql/my.cnf, ~/.my.cnf, ...), and with neither a socket nor a port, the
+// local server's default socket. When no server answers, Columns() says how to name
+// the columns instead. Single-threaded (the CLI's thread).
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,12 +23,13 @@ namespace rowsocket {
 namespace cli {
 
 struct SqlOptions {
-  std::string host = "127.0.0.1";
-  unsigned port = 0;      // 0: no TCP endpoint given
-  std::string socket;     // empty: no socket given
-  std::string user = "root";
-  std::string password;
-  bool configured() const { return port != 0 || !socket.empty(); }
+  std::string host;                     // empty: the option files' host, or the local server
+  unsigned port = 0;                    // 0: the option files' port, or the default
+  std::string socket;                   // empty: the option files' socket, or the default
+  std::optional<std::string> user;      // unset: the option files' user, or the login name
+  std::optional<std::string> password;  // unset: the option files' password, or none
+  // The command line named the server (a socket or a port).
+  bool named() const { return port != 0 || !socket.empty(); }
 };
 
 class SqlColumns {
@@ -43,6 +48,7 @@ class SqlColumns {
   SqlOptions options_;
   st_mysql* mysql_ = nullptr;
   std::map<std::string, std::vector<std::string>> cache_;  // "db.table" -> columns
+  std::string table_asked_;  // "db.table" whose columns are being read, for errors
 };
 
 }  // namespace cli

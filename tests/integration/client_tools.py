@@ -65,13 +65,22 @@ def run_live_tests(target, gtest_filter, secret="", pid=None):
     return result.stdout
 
 
-def cli(target, *args, stdin=None, sql_socket=None):
-    """Runs rowsocket-cli against `target` (one-shot or batch); returns the CompletedProcess."""
+def cli(target, *args, stdin=None, sql_socket=None, home=None):
+    """Runs rowsocket-cli against `target` (one-shot or batch); returns the CompletedProcess.
+    `home`: the HOME it runs with (its ~/.my.cnf is read as the mariadb client reads it)."""
     cmd = [program(CLI), "-h", "127.0.0.1", "-P", str(target.port), "-W", str(target.port_wr)]
     if sql_socket:
         cmd += ["--sql-socket", sql_socket]
+    env = dict(os.environ, HOME=str(home)) if home is not None else None
     return subprocess.run(cmd + list(args), input=stdin, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, timeout=TIMEOUT)
+                          stderr=subprocess.PIPE, text=True, timeout=TIMEOUT, env=env)
+
+
+def home_with_my_cnf(directory, **client_options):
+    """Makes `directory` a HOME whose ~/.my.cnf has these options in its [client] group."""
+    lines = ["[client]"] + [f"{key}={value}" for key, value in client_options.items()]
+    (directory / ".my.cnf").write_text("\n".join(lines) + "\n")
+    return directory
 
 
 class Terminal:

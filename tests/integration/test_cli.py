@@ -4,11 +4,14 @@ Output for scripts is tab-separated rows on stdout, errors on stderr with the wi
 code and its meaning, exit status 1 at the first failed command (0 when all worked).
 """
 
+import os
+import subprocess
+
 import pytest
 
 import harness
 import targets
-from client_tools import cli
+from client_tools import cli, home_with_my_cnf
 
 pytestmark = targets.rowsocket_only
 
@@ -62,10 +65,24 @@ def test_a_table_not_opened_yet_opens_with_all_columns(target, socket):
     assert (result.returncode, result.stdout) == (0, "101\t" + ROW + "\n")
 
 
-def test_without_columns_or_sql_the_cli_says_how_to_name_them(target):
-    result = cli(target, "-e", "find test.user = 101")
+def test_without_sql_options_the_cli_reads_columns_where_mariadb_would(target, socket,
+                                                                     tmp_path):
+    # No SQL options: the [client] group of ~/.my.cnf names the socket, as for mariadb.
+    home = home_with_my_cnf(tmp_path, socket=socket, user="root")
+    mariadb = subprocess.run(["mariadb", "-N", "-e", "SELECT user_id FROM test.user"],
+                             env=dict(os.environ, HOME=str(home)), capture_output=True,
+                             text=True, timeout=60)
+    assert (mariadb.returncode, mariadb.stdout) == (0, "101\n"), mariadb.stderr
+    result = cli(target, "-e", "find test.user = 101", home=home)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "101\t" + ROW + "\n", "")
+
+
+def test_without_columns_or_sql_the_cli_says_how_to_name_them(target, tmp_path):
+    home = home_with_my_cnf(tmp_path, socket=tmp_path / "no-server.sock")
+    result = cli(target, "-e", "find test.user = 101", home=home)
     assert result.returncode == 1
     assert "which columns of test.user?" in result.stderr
+    assert "did not answer" in result.stderr
 
 
 def test_columns_and_using_pick_what_is_opened(target):
