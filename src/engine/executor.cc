@@ -61,9 +61,12 @@ std::unique_ptr<Session> EngineExecutor::NewSession() { return std::make_unique<
 
 bool EngineExecutor::ShouldStop() { return thread_.ShutdownRequested(); }
 
-// A worker serves many connections: a request waiting for a row lock stalls them
-// all, so rowsocket's threads wait at most rowsocket_lock_wait_timeout, then answer
-// the request with the storage engine's lock wait timeout error.
+// A worker serves many connections: a request waiting for a lock stalls them all,
+// so rowsocket's threads wait at most rowsocket_lock_wait_timeout for a row lock
+// (then the request answers the storage engine's lock wait timeout error), and as
+// long for a table's metadata lock or table lock (LOCK TABLES, DDL; then the
+// request answers `open_table` or `lock_tables`). Backup locks are the exception:
+// writes wait for FLUSH TABLES WITH READ LOCK and backups as SQL's writes do.
 // While the server is still starting (plugins load before InnoDB's variables can be
 // looked up) setting it fails; it is retried before every batch and once a second
 // while idle, until it holds.
@@ -72,6 +75,7 @@ void EngineExecutor::ApplyLockWaitTimeout(uint64_t now_ms, bool before_batch) {
   if (seconds == applied_lock_wait_timeout_) return;
   if (!before_batch && now_ms - last_lock_wait_attempt_ms_ < 1000) return;
   last_lock_wait_attempt_ms_ = now_ms;
+  thread_.thd()->variables.lock_wait_timeout = seconds;
   if (thread_.SetSessionVariable("innodb_lock_wait_timeout", seconds))
     applied_lock_wait_timeout_ = seconds;
 }
@@ -99,26 +103,41 @@ uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
   stats_->batch_requests.Add(count);
   if (!info_.read_only) ApplyLockWaitTimeout(batch_start_ms_, true);
   thread_.BeginBatch(info_.read_only ? SQLCOM_SELECT : SQLCOM_INSERT);
+  tables_.BeginBatch(batch_start_ms_);
   Prepare(items, count);
   thread_.ShowExecuting();
   if (!RunWithRetry(items, 0, count)) {
     // Rolled back twice: the batch's requests collide with another transaction's.
-    // Each connection's requests run as a transaction of their own, and if even
-    // that keeps failing, each request does (one a deadlock fails is answered so).
-    for (size_t begin = 0; begin < count;) {
-      size_t end = begin + 1;
-      while (end < count && items[end].session == items[begin].session) ++end;
-      if (end - begin == count || !RunWithRetry(items, begin, end)) {
-        for (size_t i = begin; i < end; ++i) RunGroup(items, i, i + 1);
-      }
-      begin = end;
-    }
+    RunEachConnection(items, count);
+  } else if (group_lock_failed_ && items[0].session != items[count - 1].session) {
+    // A table of the batch stayed locked (LOCK TABLES, DDL) for the whole lock wait:
+    // the connections whose tables are free must not fail with it. They run again
+    // on their own, without waiting; the others answer the lock error at once.
+    for (size_t i = count; i-- > 0;) items[i].out->resize(marks_[i]);
+    THD* thd = thread_.thd();
+    const ulong wait = thd->variables.lock_wait_timeout;
+    thd->variables.lock_wait_timeout = 0;
+    RunEachConnection(items, count);
+    thd->variables.lock_wait_timeout = wait;
   }
   retired_.clear();
   thread_.EndBatch();
   if (!flush_left_) return 0;
   flush_left_ = false;
   return flusher_->Request(&info_.wake);
+}
+
+// Each connection's requests as a transaction of their own, and if even that keeps
+// being rolled back, each request alone (one a deadlock fails is answered so).
+void EngineExecutor::RunEachConnection(BatchItem* items, size_t count) {
+  for (size_t begin = 0; begin < count;) {
+    size_t end = begin + 1;
+    while (end < count && items[end].session == items[begin].session) ++end;
+    if (end - begin == count || !RunWithRetry(items, begin, end)) {
+      for (size_t i = begin; i < end; ++i) RunGroup(items, i, i + 1);
+    }
+    begin = end;
+  }
 }
 
 uint64_t EngineExecutor::Durable() { return flusher_ != nullptr ? flusher_->Durable() : 0; }
@@ -138,7 +157,7 @@ bool EngineExecutor::Commit() {
   // ha_commit_trans finds it held and leaves it to us.
   MDL_request backup;
   MDL_REQUEST_INIT(&backup, MDL_key::BACKUP, "", "", MDL_BACKUP_COMMIT, MDL_EXPLICIT);
-  if (thd->mdl_context.acquire_lock(&backup, thd->variables.lock_wait_timeout)) {
+  if (thd->mdl_context.acquire_lock(&backup, global_system_variables.lock_wait_timeout)) {
     // What ha_commit_trans does when it cannot have it: roll back, report failure.
     thd->clear_error();
     trans_rollback_stmt(thd);
@@ -295,7 +314,7 @@ bool EngineExecutor::AcquireBackupProtection() {
   THD* thd = thread_.thd();
   MDL_request request;
   MDL_REQUEST_INIT(&request, MDL_key::BACKUP, "", "", MDL_BACKUP_DML, MDL_STATEMENT);
-  if (thd->mdl_context.acquire_lock(&request, thd->variables.lock_wait_timeout)) {
+  if (thd->mdl_context.acquire_lock(&request, global_system_variables.lock_wait_timeout)) {
     thd->clear_error();
     return false;
   }
@@ -330,6 +349,7 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
     if (!lock_failed) lock = LockTables(lock_list_.data(), lock_list_.size());
     lock_failed = lock == nullptr;
   }
+  group_lock_failed_ = lock_failed;
   if (lock != nullptr && !info_.read_only) BeginWriteStatement(lock);
   if (!lock_failed && PlanLockOrder(items, begin, end)) {
     AnswerInLockOrder(items, begin, end);
@@ -419,6 +439,9 @@ void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
   const Request& r = *item.request;
   if (step.answered) {
     w.Result(step.status);
+  } else if (thread_.thd()->killed != NOT_KILLED) {
+    // KILL of this worker's process-list id: the rest of its batch does not run.
+    w.Error(Status::Storage("killed"));
   } else if (r.type == RequestType::kInsert) {
     Insert(r, step.index, &w);
   } else {

@@ -64,6 +64,7 @@ class EngineExecutor : public Executor {
   // (reads) or transaction (writes); false if the storage engine rolled it back.
   bool RunGroup(BatchItem* items, size_t begin, size_t end);
   bool RunWithRetry(BatchItem* items, size_t begin, size_t end);
+  void RunEachConnection(BatchItem* items, size_t count);
   // Lock order (lock_order.cc): runs a group of single-row writes in key order.
   bool PlanLockOrder(BatchItem* items, size_t begin, size_t end);
   void AnswerInLockOrder(BatchItem* items, size_t begin, size_t end);
@@ -108,6 +109,7 @@ class EngineExecutor : public Executor {
   SharedLogFlusher* shared_flusher_;  // null for reads
   LogFlusher* flusher_ = nullptr;     // once a commit has left its flush to it
   bool flush_left_ = false;           // the running batch's commits did
+  bool group_lock_failed_ = false;    // the last group run could not lock its tables
   // The lock order of the group being run (see PlanLockOrder).
   struct KeySlot {
     uint32_t item;              // position in the batch

@@ -100,6 +100,12 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
   uint64_t skipped = 0, taken = 0, changed = 0;
   const size_t variants = r.has_in ? r.in_values.size() : 1;
   uchar* key_buf = oi->key_buffer();
+  // The request's budget: rows read (each key looked up counts as one), and the
+  // bytes of its answer. Past either it answers an error and changes nothing.
+  const uint64_t max_examined = options_.tunables->max_rows_examined.load(std::memory_order_relaxed);
+  const uint64_t max_answer = options_.tunables->max_answer_size.load(std::memory_order_relaxed);
+  uint64_t examined = 0;
+  Status over_budget;
 
   // An index that keeps only a prefix of a column finds every row that shares the
   // prefix; the whole values decide, as SQL's WHERE does. The request's key is kept
@@ -108,11 +114,23 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
   const my_ptrdiff_t key_offset = oi->key_record() - table->record[0];
 
   for (size_t k = 0; k < variants && taken < r.limit; ++k) {
+    if (max_examined != 0 && ++examined > max_examined) {
+      over_budget = Status::BadRequest("rowsexamined");
+      break;
+    }
     if (!CopyKey(r, k, key, key_buf)) continue;  // NULL for a NOT NULL part: no match
     if (recheck_key) StoreKey(r, k, key, key_offset);
 
     rc = h->ha_index_read_map(table->record[0], key_buf, keypart_map, flag);
     while (rc == 0) {
+      if (max_examined != 0 && ++examined > max_examined) {
+        over_budget = Status::BadRequest("rowsexamined");
+        break;
+      }
+      if (thread_.thd()->killed != NOT_KILLED) {
+        over_budget = Status::Storage("killed");
+        break;
+      }
       RowVerdict verdict = RowVerdict::kTake;
       // History rows of a system-versioned table are not there for a find, as for
       // SQL's SELECT.
@@ -131,8 +149,13 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
         if (skipped < r.offset) {
           ++skipped;
         } else {
-          if (rows_answer)
+          if (rows_answer) {
             for (Field* f : columns) WriteField(f, w, &scratch_);
+            if (max_answer != 0 && w->Mark() - mark > max_answer) {
+              over_budget = Status::BadRequest("answersize");
+              break;
+            }
+          }
           if (defer_changes) {
             h->position(table->record[0]);
             deferred_rows_.append(reinterpret_cast<const char*>(h->ref), h->ref_length);
@@ -157,13 +180,15 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
         case FindOp::kLt: rc = h->ha_index_prev(table->record[0]); break;
       }
     }
-    if (rc != 0 && rc != HA_ERR_END_OF_FILE && rc != HA_ERR_KEY_NOT_FOUND) break;
+    if (!over_budget.ok() ||
+        (rc != 0 && rc != HA_ERR_END_OF_FILE && rc != HA_ERR_KEY_NOT_FOUND))
+      break;
     rc = 0;
   }
 
-  if (rc == 0 && defer_changes) rc = ModifyDeferredRows(r, oi, &changed);
+  if (rc == 0 && over_budget.ok() && defer_changes) rc = ModifyDeferredRows(r, oi, &changed);
 
-  if (rc != 0) {
+  if (rc != 0 || !over_budget.ok()) {
     w->Truncate(mark);
     thread_.thd()->clear_error();
     if (undo_.active()) {
@@ -174,6 +199,7 @@ void EngineExecutor::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
       }
       thread_.thd()->clear_error();
     }
+    if (!over_budget.ok()) return w->Error(over_budget);
     CountEngineError(rc);
     return w->Error(Status::StorageCode(rc));
   }

@@ -77,6 +77,11 @@ Status OpenIndex::ResolveNames() {
          !(k.key_part[first_prefix_part_].key_part_flag & HA_PART_KEY_SEG))
     ++first_prefix_part_;
 
+  // A column may be listed twice, but no list may be longer than the table is wide:
+  // every listed column costs memory in each answer row.
+  if (column_names_.size() > share->fields || filter_names_.size() > share->fields)
+    return Status::BadRequest("fld");
+
   columns_.clear();
   for (const std::string& name : column_names_) {
     Field* f = FindField(table, name);

@@ -5,14 +5,6 @@
 #include "server/log.h"
 
 namespace rowsocket {
-namespace {
-
-// How long opening a table may wait for a metadata lock held by DDL before the
-// request answers an error: a worker must not stall all its connections for the
-// server's default of a year.
-constexpr ulong kMetadataLockWaitSeconds = 5;
-
-}  // namespace
 
 ServerThread::ServerThread(const char* description) : description_(description) {
   if (my_thread_init()) return;
@@ -22,10 +14,12 @@ ServerThread::ServerThread(const char* description) : description_(description) 
   thd->system_thread = SYSTEM_THREAD_GENERIC;
   thd->security_ctx->skip_grants();
   thd->security_ctx->host_or_ip = "localhost";
-  thd->set_command(COM_DAEMON);
+  // Not COM_DAEMON: the server refuses to KILL daemon threads, and an
+  // administrator must be able to end a worker's batch. Sleep between batches,
+  // Query during one, like a client's thread.
+  thd->set_command(COM_SLEEP);
   thd->init_for_queries();
   thd->real_id = pthread_self();
-  thd->variables.lock_wait_timeout = kMetadataLockWaitSeconds;
   // Each batch is a statement in autocommit mode: its commit ends the InnoDB
   // transaction and its read view, so the next batch sees newly committed rows.
   thd->variables.option_bits &= ~(OPTION_NOT_AUTOCOMMIT | OPTION_BEGIN);
@@ -50,6 +44,7 @@ void ServerThread::BeginBatch(enum_sql_command command) {
   thd_->set_time();
   thd_->set_query_id(next_query_id());
   thd_->lex->sql_command = command;
+  thd_->set_command(COM_QUERY);
   ShowExecuting();
 }
 
@@ -60,6 +55,7 @@ void ServerThread::EndBatch() {
   thd_->get_stmt_da()->reset_diagnostics_area();
   thd_->get_stmt_da()->clear_warning_info(thd_->query_id);
   free_root(thd_->mem_root, MYF(MY_KEEP_PREALLOC));
+  thd_->set_command(COM_SLEEP);
   thd_->proc_info = description_;
 }
 
@@ -90,7 +86,8 @@ bool ServerThread::ShutdownRequested() {
   if (k == NOT_KILLED) return false;
   if (k == KILL_SERVER || k == KILL_SERVER_HARD) return true;
   Log(LogLevel::kWarning,
-      "worker thread %llu ignored a KILL; workers stop with UNINSTALL PLUGIN or shutdown",
+      "KILL of worker thread %llu ended its batch (its remaining requests answered "
+      "`1 1 killed`); workers stop with UNINSTALL PLUGIN or shutdown",
       static_cast<unsigned long long>(thd_->thread_id));
   thd_->reset_killed();
   return false;

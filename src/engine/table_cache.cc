@@ -51,6 +51,11 @@ Status TableCache::Reopen(TableEntry* entry) {
 }
 
 Status TableCache::Open(TableEntry* entry) {
+  std::string key = entry->db;
+  key.push_back('\0');
+  key.append(entry->name);
+  if (lock_timed_out_.count(key) != 0) return Status::Storage("open_table");
+  MakeRoom();
   LEX_CSTRING db{entry->db.c_str(), entry->db.size()};
   LEX_CSTRING name{entry->name.c_str(), entry->name.size()};
   TABLE_LIST& tl = entry->table_list;
@@ -72,6 +77,8 @@ Status TableCache::Open(TableEntry* entry) {
   bool failed = open_tables(thd_, &list, &counter, MYSQL_OPEN_SKIP_SCOPED_MDL_LOCK);
   if (!failed && (tl.table == nullptr || tl.table->s->tmp_table != NO_TMP_TABLE)) failed = true;
   if (failed) {
+    if (thd_->is_error() && thd_->get_stmt_da()->sql_errno() == ER_LOCK_WAIT_TIMEOUT)
+      lock_timed_out_.insert(std::move(key));
     close_thread_tables(thd_);
     thd_->mdl_context.rollback_to_savepoint(savepoint);
     thd_->set_open_tables(saved_open_tables);
@@ -97,6 +104,22 @@ Status TableCache::Open(TableEntry* entry) {
   ++open_count_;
   Log(LogLevel::kDebug, "opened table %s.%s", entry->db.c_str(), entry->name.c_str());
   return Status::OK();
+}
+
+// The tables rowsocket keeps open count against table_open_cache like any other:
+// while the server's cache is full, this worker gives back its least recently used
+// table (one its running batch does not use) before it opens another.
+void TableCache::MakeRoom() {
+  while (open_count_ > 0 && tc_records() >= tc_size) {
+    TableEntry* oldest = nullptr;
+    for (auto& kv : entries_) {
+      TableEntry* e = kv.second.get();
+      if (e->table == nullptr || e->last_used_ms >= batch_start_ms_) continue;
+      if (oldest == nullptr || e->last_used_ms < oldest->last_used_ms) oldest = e;
+    }
+    if (oldest == nullptr) return;
+    Close(oldest);
+  }
 }
 
 void TableCache::Close(TableEntry* entry) {

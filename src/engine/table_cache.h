@@ -5,6 +5,8 @@
 // table holds a shared metadata lock, which would make ALTER, RENAME, DROP,
 // TRUNCATE and FLUSH wait; Release() closes every table that some other thread is
 // waiting for (or that FLUSH marked old), and CloseIdle() those unused for a while.
+// While the server's table cache is full (table_open_cache), opening a table first
+// closes this worker's least recently used one.
 // A closed entry keeps its name and reopens on next use; `generation` changes with
 // every reopen so that open indexes re-check their columns against the (possibly
 // new) definition.
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/server_headers.h"
 #include "protocol/status.h"
@@ -62,6 +65,14 @@ class TableCache {
   // Opens a closed entry again.
   Status Reopen(TableEntry* entry);
 
+  // Starts a batch at `now_ms`: a table whose metadata lock a batch waited for in
+  // vain (rowsocket_lock_wait_timeout) is not waited for again by the same batch,
+  // and tables the batch uses (last_used_ms >= now_ms) are not closed to make room.
+  void BeginBatch(uint64_t now_ms) {
+    lock_timed_out_.clear();
+    batch_start_ms_ = now_ms;
+  }
+
   // Closes tables that DDL or FLUSH waits for. Call between batches only.
   void ReleaseContended();
   // Closes tables not used since `now_ms - idle_ms`.
@@ -72,12 +83,15 @@ class TableCache {
 
  private:
   Status Open(TableEntry* entry);
+  void MakeRoom();
   void Close(TableEntry* entry);
 
   THD* thd_;
   bool for_writes_;
   size_t open_count_ = 0;
+  uint64_t batch_start_ms_ = 0;
   std::unordered_map<std::string, std::unique_ptr<TableEntry>> entries_;  // "db\0name"
+  std::unordered_set<std::string> lock_timed_out_;  // "db\0name", this batch
 };
 
 }  // namespace rowsocket

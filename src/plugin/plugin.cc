@@ -41,6 +41,8 @@ uint opt_max_open_indexes = 1024;
 uint opt_max_connections = 10000;
 uint opt_idle_table_close = 60;
 uint opt_lock_wait_timeout = 5;
+uint opt_max_answer_size = 16 << 20;
+uint opt_max_rows_examined = 1000000;
 
 ServerTunables g_tunables;
 std::unique_ptr<ExecutorFactory> g_factory;
@@ -53,8 +55,8 @@ void UpdateTunable(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save)
   (g_tunables.*Field).store(*Var);
 }
 
-void UpdateVerbose(MYSQL_THD thd, struct st_mysql_sys_var* var, void* ptr, const void* save) {
-  UpdateTunable<&opt_verbose, &ServerTunables::verbose>(thd, var, ptr, save);
+void UpdateVerbose(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save) {
+  opt_verbose = *static_cast<const uint*>(save);
   SetLogVerbosity(static_cast<int>(opt_verbose));
 }
 
@@ -135,6 +137,20 @@ MYSQL_SYSVAR_UINT(lock_wait_timeout, opt_lock_wait_timeout, PLUGIN_VAR_RQCMDARG,
                   (UpdateTunable<&opt_lock_wait_timeout, &ServerTunables::lock_wait_timeout>), 5,
                   1, 3600, 0);
 
+MYSQL_SYSVAR_UINT(max_answer_size, opt_max_answer_size, PLUGIN_VAR_RQCMDARG,
+                  "Largest answer to one request in bytes; a find whose rows would take more "
+                  "answers `2 1 answersize` (and changes nothing); 0 = no limit",
+                  nullptr,
+                  (UpdateTunable<&opt_max_answer_size, &ServerTunables::max_answer_size>),
+                  16 << 20, 0, 1u << 31, 0);
+MYSQL_SYSVAR_UINT(max_rows_examined, opt_max_rows_examined, PLUGIN_VAR_RQCMDARG,
+                  "Rows one request may read, counting those its filters and offset skip and "
+                  "each key it looks up; past it the request answers `2 1 rowsexamined` (and "
+                  "changes nothing); 0 = no limit",
+                  nullptr,
+                  (UpdateTunable<&opt_max_rows_examined, &ServerTunables::max_rows_examined>),
+                  1000000, 0, 4294967295u, 0);
+
 struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(address), MYSQL_SYSVAR(port), MYSQL_SYSVAR(port_wr), MYSQL_SYSVAR(threads),
     MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
@@ -142,7 +158,8 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(plain_secret), MYSQL_SYSVAR(plain_secret_wr),
     MYSQL_SYSVAR(allowed_system_schemas), MYSQL_SYSVAR(verbose), MYSQL_SYSVAR(max_line_length),
     MYSQL_SYSVAR(max_open_indexes), MYSQL_SYSVAR(max_connections),
-    MYSQL_SYSVAR(idle_table_close), MYSQL_SYSVAR(lock_wait_timeout), nullptr};
+    MYSQL_SYSVAR(idle_table_close), MYSQL_SYSVAR(lock_wait_timeout),
+    MYSQL_SYSVAR(max_answer_size), MYSQL_SYSVAR(max_rows_examined), nullptr};
 
 // --- Status variables: SHOW GLOBAL STATUS LIKE 'rowsocket%' ------------------
 
@@ -207,7 +224,6 @@ ServerConfig ConfigFromVariables() {
   c.sndbuf = static_cast<int>(opt_sndbuf);
   c.rcvbuf = static_cast<int>(opt_rcvbuf);
   c.readsize = opt_readsize;
-  c.accept_balance = opt_accept_balance;
   return c;
 }
 
@@ -218,8 +234,9 @@ int PluginInit(void*) {
   g_tunables.max_line_length.store(opt_max_line_length);
   g_tunables.max_open_indexes.store(opt_max_open_indexes);
   g_tunables.max_connections.store(opt_max_connections);
-  g_tunables.verbose.store(opt_verbose);
   g_tunables.lock_wait_timeout.store(opt_lock_wait_timeout);
+  g_tunables.max_answer_size.store(opt_max_answer_size);
+  g_tunables.max_rows_examined.store(opt_max_rows_examined);
 
   EngineOptions engine;
   engine.tunables = &g_tunables;

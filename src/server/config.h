@@ -16,8 +16,9 @@ struct ServerTunables {
   std::atomic<uint32_t> max_line_length{1 << 20};    // bytes, LF included
   std::atomic<uint32_t> max_open_indexes{1024};      // index ids per connection
   std::atomic<uint32_t> max_connections{10000};      // per listener
-  std::atomic<uint32_t> verbose{1};                  // 0 quiet .. 3 chatty
   std::atomic<uint32_t> lock_wait_timeout{5};        // seconds a request waits for a row lock
+  std::atomic<uint32_t> max_answer_size{16 << 20};   // bytes of one answer; 0 = no limit
+  std::atomic<uint32_t> max_rows_examined{1000000};  // rows one request may read; 0 = no limit
 };
 
 struct ListenerConfig {
@@ -35,7 +36,6 @@ struct ServerConfig {
   int sndbuf = 0;              // 0: the kernel's default
   int rcvbuf = 0;
   uint32_t readsize = 65536;   // bytes asked from the socket per read
-  uint32_t accept_balance = 0; // accepted for compatibility; workers balance by load
 };
 
 }  // namespace rowsocket
