@@ -34,29 +34,29 @@ void MakeError(Request* r, Status status) {
 }  // namespace
 
 bool Connection::Acquire() {
-  uint8_t state = state_.load(std::memory_order_acquire);
+  uint8_t state = owner_.load(std::memory_order_acquire);
   for (;;) {
     switch (state) {
       case kFree:
-        if (state_.compare_exchange_weak(state, kOwned, std::memory_order_acq_rel)) return true;
+        if (owner_.compare_exchange_weak(state, kOwned, std::memory_order_acq_rel)) return true;
         break;
       case kOwned:
-        if (state_.compare_exchange_weak(state, kOwnedAgain, std::memory_order_acq_rel))
+        if (owner_.compare_exchange_weak(state, kOwnedAgain, std::memory_order_acq_rel))
           return false;
         break;
       case kOwnedAgain:
         return false;
       default:  // kSwept: the sweep is trimming it, for microseconds
         std::this_thread::yield();
-        state = state_.load(std::memory_order_acquire);
+        state = owner_.load(std::memory_order_acquire);
     }
   }
 }
 
 bool Connection::Release() {
   uint8_t owned = kOwned;
-  if (state_.compare_exchange_strong(owned, kFree, std::memory_order_acq_rel)) return true;
-  state_.store(kOwned, std::memory_order_relaxed);  // was kOwnedAgain
+  if (owner_.compare_exchange_strong(owned, kFree, std::memory_order_acq_rel)) return true;
+  owner_.store(kOwned, std::memory_order_relaxed);  // was kOwnedAgain
   return false;
 }
 
@@ -65,7 +65,7 @@ bool Connection::ReadOnce(char* scratch, size_t size) {
   do {
     n = ::recv(fd_, scratch, size, 0);
   } while (n < 0 && errno == EINTR);
-  if (n == 0) eof_ = true;
+  if (n == 0) End();  // the peer closed its side
   read_more_ = n == static_cast<ssize_t>(size);
   if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
   if (n > 0) {
@@ -79,7 +79,8 @@ bool Connection::ReadOnce(char* scratch, size_t size) {
 
 size_t Connection::ParseLines(uint32_t max_line_length) {
   size_t count = 0;
-  while (!closing_) {
+  answers_begin_ = out_.size();
+  while (!ending()) {
     char* begin = &in_[0] + consumed_;
     size_t avail = in_.size() - consumed_;
     char* lf = avail ? static_cast<char*>(std::memchr(begin, '\n', avail)) : nullptr;
@@ -116,17 +117,17 @@ void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->bytes_received = bytes_received_.load(std::memory_order_relaxed);
   info->bytes_sent = bytes_sent_.load(std::memory_order_relaxed);
   info->connected_ms = now_ms - connected_ms_;
-  info->idle_ms = now_ms - last_active_ms.load(std::memory_order_relaxed);
-  info->worker = worker.load(std::memory_order_relaxed);
+  info->idle_ms = idle_ms(now_ms);
+  info->worker = worker_.load(std::memory_order_relaxed);
 }
 
-// Queues `2 1 linelen` as request `slot` and marks the connection for closing once
-// it has been answered.
+// Queues `2 1 linelen` as request `slot` and ends the connection: it closes once it
+// has been answered.
 void Connection::AnswerLineTooLong(size_t slot) {
   if (requests_.size() <= slot) requests_.emplace_back();
   requests_[slot].Clear();
   MakeError(&requests_[slot], Status::BadRequest("linelen"));
-  closing_ = true;
+  End();
 }
 
 void Connection::ParseOne(char* line, size_t size, Request* r) {

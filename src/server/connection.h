@@ -6,12 +6,19 @@
 // writes as the socket allows; answers of a write batch that is committed but not
 // yet durable are held back (HoldOutput) until it is.
 //
-// One worker at a time owns the connection and only the owner uses it: the worker
-// that took the readiness that found it free (Acquire), until it lets go (Release).
-// Readiness that arrives meanwhile is noted, and the owner serves the connection
-// again instead of letting go. While the connection is free, the listener's sweep
-// may claim it for a moment (Claim); a worker that arrives meanwhile waits for the
-// sweep to let go.
+// Two state machines:
+//  - Ownership (atomic; any worker): free -> owned by the worker that took the
+//    readiness that found it free (Acquire) -> free again when it lets go (Release).
+//    Readiness that arrives while it is owned makes it "owned, served again" (the
+//    owner serves it again instead of letting go). While it is free, the listener's
+//    sweep may claim it for a moment (Claim, Unclaim); a worker that arrives
+//    meanwhile waits for the sweep to let go.
+//  - Phase (the owner's, or the sweep's while it has claimed the connection):
+//      serving --WaitForSocket--> sending --AnswersSent--> serving
+//      serving or sending --End--> ending (closed once its answers are out)
+//    `sending`: let go with answers the socket did not take; its requests wait until
+//    they are out. `ending`: the peer closed its side, the stream cannot be framed
+//    any more, or it was idle too long; no request is read any more.
 #pragma once
 
 #include <atomic>
@@ -35,41 +42,68 @@ class Connection {
              std::unique_ptr<Session> session, WorkerStats* stats, uint64_t now_ms)
       : fd_(fd), id_(id), peer_(std::move(peer)), connected_ms_(now_ms), listener_(listener),
         session_(std::move(session)), stats_(stats) {
-    last_active_ms.store(now_ms, std::memory_order_relaxed);
+    last_active_ms_.store(now_ms, std::memory_order_relaxed);
   }
 
+  // --- Ownership ---------------------------------------------------------------
   // Readiness reached a worker: true if the connection was free and that worker now
   // owns it; false if another worker owns it (which then serves it again).
   bool Acquire();
   // The owner is done: true if the connection is free now, false if readiness
   // arrived meanwhile (the owner keeps it and serves it again).
   bool Release();
-  // The owner's counters count from now on.
-  void CountInto(WorkerStats* stats) { stats_ = stats; }
   // The sweep takes a free connection for a moment, if it is free; Unclaim lets go.
   bool Claim() {
     uint8_t expected = kFree;
-    return state_.compare_exchange_strong(expected, kSwept, std::memory_order_acq_rel);
+    return owner_.compare_exchange_strong(expected, kSwept, std::memory_order_acq_rel);
   }
-  void Unclaim() { state_.store(kFree, std::memory_order_release); }
+  void Unclaim() { owner_.store(kFree, std::memory_order_release); }
+  // Worker `worker` owns it now: its counters count from now on, and
+  // information_schema names it.
+  void ServedBy(WorkerStats* stats, int worker) {
+    stats_ = stats;
+    worker_.store(worker, std::memory_order_relaxed);
+  }
+
+  // --- Phase ---------------------------------------------------------------------
+  bool serving() const { return phase_ == Phase::kServing; }
+  bool ending() const { return phase_ == Phase::kEnding; }
+  // Its answers wait for the socket to take them (serving -> sending).
+  void WaitForSocket() {
+    if (phase_ == Phase::kServing) phase_ = Phase::kSending;
+  }
+  // Every answer has left: true if it was sending (sending -> serving).
+  bool AnswersSent() {
+    if (phase_ != Phase::kSending) return false;
+    phase_ = Phase::kServing;
+    return true;
+  }
+  // No request is read any more: it closes once its answers are out. False if it was
+  // ending already.
+  bool End() {
+    if (phase_ == Phase::kEnding) return false;
+    phase_ = Phase::kEnding;
+    return true;
+  }
 
   int fd() const { return fd_; }
-  uint64_t id() const { return id_; }
-  Listener* listener() const { return listener_; }
   Session* session() const { return session_.get(); }
 
   // Reads once from the socket (through the worker's `scratch` buffer of `size`
   // bytes) into the input buffer. Returns false when the connection is unusable
-  // (error); sets eof() when the peer closed its side.
+  // (error); ends the connection when the peer closed its side.
   bool ReadOnce(char* scratch, size_t size);
 
   // Parses every complete line in the input buffer into requests (see
   // ParsedRequests). Applies the line-length limit, the read-only rule and
-  // authentication. Returns the number of requests parsed.
+  // authentication. Returns the number of requests parsed; their answers go to the
+  // output from answers_begin() on.
   size_t ParseLines(uint32_t max_line_length);
   Request* request(size_t i) { return &requests_[i]; }
   // Requests parsed by the last ParseLines.
   size_t parsed() const { return parsed_; }
+  // Where the answers to the last parsed requests begin in the output.
+  size_t answers_begin() const { return answers_begin_; }
 
   // Drops the input consumed by the last ParseLines (call after answering).
   void CompactInput();
@@ -99,33 +133,35 @@ class Connection {
   // The ticket that must be durable before every held answer may leave (0: none).
   uint64_t held_until() const { return holds_.empty() ? 0 : holds_.back().ticket; }
 
-  bool eof() const { return eof_; }
   // The socket may hold more than the last ReadOnce took: it filled the scratch
   // buffer, or the peer's end was reported and not read yet.
   bool read_more() const {
-    return read_more_ || (hangup_.load(std::memory_order_acquire) && !eof_);
+    return read_more_ || (hangup_.load(std::memory_order_acquire) && !ending());
   }
   // Readiness with the peer's end (EPOLLRDHUP, EPOLLHUP, EPOLLERR) reached a worker
   // (any worker: the edge may come while another owns the connection).
   void NoteHangup() { hangup_.store(true, std::memory_order_release); }
-  // The stream is beyond repair: answer what was parsed, then close.
-  bool closing() const { return closing_; }
+
+  // A request arrived at `now_ms`; how long ago the last one did (any thread).
+  void NoteActive(uint64_t now_ms) { last_active_ms_.store(now_ms, std::memory_order_relaxed); }
+  uint64_t idle_ms(uint64_t now_ms) const {
+    return now_ms - last_active_ms_.load(std::memory_order_relaxed);
+  }
 
   // Fills what other threads may see (information_schema); any thread, under the
   // listener's connection list mutex.
   void Describe(uint64_t now_ms, ConnectionInfo* info) const;
 
-  std::atomic<uint64_t> last_active_ms{0};  // last time a request arrived
-  std::atomic<int> worker{0};   // the worker that served it last
-  size_t index = 0;             // position in the listener's list (under its mutex)
-  bool timed_out = false;       // shut down by the sweep (under the list's mutex)
-  bool awaiting_output = false; // let go with answers the socket did not take
-  size_t turn_output = 0;       // output size before the last turn's answers
-
  private:
+  friend class ConnectionTable;  // keeps table_slot_
+
+  enum class Phase : uint8_t { kServing, kSending, kEnding };
+  enum : uint8_t { kFree, kOwned, kOwnedAgain, kSwept };
+
   // Turns one line into a request, applying per-connection rules.
   void ParseOne(char* line, size_t size, Request* request);
   void AnswerLineTooLong(size_t slot);
+  size_t SendableEnd() const { return holds_.empty() ? out_.size() : holds_.front().begin; }
 
   int fd_;
   const uint64_t id_;
@@ -138,6 +174,7 @@ class Connection {
   size_t consumed_ = 0;
   std::string out_;                // answers; [0, out_sent_) already written
   size_t out_sent_ = 0;
+  size_t answers_begin_ = 0;       // output size when the last requests were parsed
   struct Hold {
     uint64_t ticket;
     size_t begin;
@@ -146,20 +183,20 @@ class Connection {
     uint32_t requests[kRequestKinds];  // held answers by request kind
   };
   std::vector<Hold> holds_;        // oldest first
-  size_t SendableEnd() const { return holds_.empty() ? out_.size() : holds_.front().begin; }
   std::vector<Request> requests_;  // reused across batches
   size_t parsed_ = 0;
-  // Written by the worker only; atomics so that Describe may read them anywhere.
+  size_t table_slot_ = 0;          // position in the ConnectionTable's list (its lock)
+  Phase phase_ = Phase::kServing;
+  bool read_more_ = false;         // the last read filled the buffer: more may wait
+  std::atomic<bool> hangup_{false};
+  std::atomic<uint8_t> owner_{kOwned};  // made owned by the worker that accepts it
+  // Written by the owner only; atomics so that Describe may read them anywhere.
+  std::atomic<uint64_t> last_active_ms_{0};
+  std::atomic<int> worker_{0};     // the worker that served it last
   std::atomic<uint64_t> requests_total_{0};
   std::atomic<uint64_t> bytes_received_{0};
   std::atomic<uint64_t> bytes_sent_{0};
   std::atomic<bool> authenticated_{false};
-  bool eof_ = false;
-  bool closing_ = false;
-  bool read_more_ = false;         // the last read filled the buffer: more may wait
-  std::atomic<bool> hangup_{false};
-  enum : uint8_t { kFree, kOwned, kOwnedAgain, kSwept };
-  std::atomic<uint8_t> state_{kOwned};
 };
 
 }  // namespace rowsocket

@@ -1,5 +1,5 @@
-// Listener: socket(), bind() and listen() for one port, non-blocking, and the
-// epoll set its workers share.
+// Listener: socket(), bind() and listen() for one port, non-blocking, the epoll set
+// its workers share and its wake-ups.
 #include "server/listener.h"
 
 #include <fcntl.h>
@@ -13,7 +13,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "server/connection.h"
 
 namespace rowsocket {
 namespace {
@@ -36,15 +35,13 @@ void* const Listener::kAcceptTag = reinterpret_cast<void*>(1);
 void* const Listener::kStopTag = reinterpret_cast<void*>(2);
 void* const Listener::kDurableTag = reinterpret_cast<void*>(3);
 
-Listener::Listener(const char* name, bool read_only, std::string secret)
-    : name_(name), read_only_(read_only), secret_(std::move(secret)) {}
+Listener::Listener(const char* name, bool read_only, std::string secret, size_t workers)
+    : name_(name), read_only_(read_only), secret_(std::move(secret)), workers_(workers) {}
 
+// Workers have gone (Server joins them first); their last one closed the connections
+// unless it never started.
 Listener::~Listener() {
-  // Workers have gone (Server joins them first); their last one closed these
-  // unless it never started.
-  for (std::unique_ptr<Connection>& c : connection_list) ::close(c->fd());
-  connection_list.clear();
-  retired.clear();
+  connections_.reset();  // before the epoll set it uses
   Close();
 }
 
@@ -71,7 +68,6 @@ bool Listener::Open(const std::string& address, const std::string& port, int bac
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0) {
       fd_ = fd;
-      port_ = port;
       break;
     }
     last_error = std::strerror(errno);
@@ -93,6 +89,7 @@ bool Listener::Open(const std::string& address, const std::string& port, int bac
     Close();
     return false;
   }
+  connections_ = std::make_unique<ConnectionTable>(epoll_fd_, workers_);
   return true;
 }
 
@@ -117,6 +114,7 @@ void Listener::RequestStop() {
 }
 
 void Listener::WakeForDurable() {
+  connections_->NoteDurable();
   if (durable_wake_pending_.exchange(true, std::memory_order_acq_rel)) return;
   uint64_t one = 1;
   ssize_t ignored = ::write(durable_fd_, &one, sizeof one);

@@ -2,7 +2,6 @@
 #include "server/server.h"
 
 #include "server/clock.h"
-#include "server/connection.h"
 #include "server/log.h"
 
 namespace rowsocket {
@@ -23,15 +22,16 @@ bool Server::Start(std::string* error) {
 
 bool Server::StartListener(const ListenerConfig& lc, const char* name, std::string* error) {
   if (lc.port.empty()) return true;  // disabled
-  auto listener = std::make_unique<Listener>(name, lc.read_only, lc.secret);
+  auto listener = std::make_unique<Listener>(name, lc.read_only, lc.secret,
+                                             static_cast<size_t>(lc.threads));
   if (!listener->Open(config_.address, lc.port, config_.backlog, error)) return false;
   Listener* l = listener.get();
   listeners_.push_back(std::move(listener));  // outlives its workers (Stop joins first)
   const size_t first = workers_.size();
   for (int i = 0; i < lc.threads; ++i) {
     WorkerInfo info{static_cast<int>(workers_.size()), lc.read_only, name, nullptr, {}};
-    workers_.push_back(std::make_unique<Worker>(info, l, factory_, config_, tunables_));
-    l->workers.push_back(workers_.back().get());
+    workers_.push_back(std::make_unique<Worker>(info, l, static_cast<size_t>(i), factory_,
+                                                config_, tunables_));
   }
   for (size_t i = first; i < workers_.size(); ++i) {
     if (!workers_[i]->Start(error)) return false;
@@ -53,13 +53,7 @@ void Server::Stop() {
 std::vector<ConnectionInfo> Server::DescribeConnections() const {
   std::vector<ConnectionInfo> all;
   const uint64_t now_ms = NowMs();
-  for (auto& l : listeners_) {
-    std::lock_guard<std::mutex> lock(l->connections_mutex);
-    for (const auto& c : l->connection_list) {
-      all.emplace_back();
-      c->Describe(now_ms, &all.back());
-    }
-  }
+  for (auto& l : listeners_) l->connections().Describe(now_ms, &all);
   return all;
 }
 
@@ -67,7 +61,7 @@ StatsSnapshot Server::CollectStats() const {
   StatsSnapshot s;
   for (auto& w : workers_) s.AddFrom(w->stats());
   for (auto& l : listeners_)
-    (l->read_only() ? s.connections_read : s.connections_write) += l->connections.load();
+    (l->read_only() ? s.connections_read : s.connections_write) += l->connections().open();
   return s;
 }
 

@@ -28,6 +28,9 @@ namespace {
 // worker holds gets it promptly, and shutdown and idle timeouts are noticed.
 constexpr int kTickMs = 50;
 constexpr int kMaxEvents = 256;
+// A stopping listener's workers wait this long at most for answers held for a log
+// flush, so that committed writes are answered before their connections close.
+constexpr std::chrono::milliseconds kStopDrain{1000};
 
 // Connections one turn takes at most: its share when the listener's connections are
 // spread over as many workers as there are cores, so that a turn does not take
@@ -35,8 +38,8 @@ constexpr int kMaxEvents = 256;
 // large batch, would otherwise run on one core).
 int TurnShare(const Listener& listener) {
   static const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t workers = std::max<size_t>(1, std::min(listener.workers.size(), cores));
-  const size_t connections = listener.connections.load(std::memory_order_relaxed);
+  const size_t workers = std::max<size_t>(1, std::min(listener.workers(), cores));
+  const size_t connections = listener.connections().open();
   return static_cast<int>(std::clamp<size_t>((connections + workers - 1) / workers, 1, kMaxEvents));
 }
 
@@ -62,10 +65,12 @@ std::string PeerName(const sockaddr_storage& addr) {
 
 }  // namespace
 
-Worker::Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* factory,
+Worker::Worker(const WorkerInfo& info, Listener* listener, size_t slot, ExecutorFactory* factory,
                const ServerConfig& config, ServerTunables* tunables)
     : info_(WithWorker(info, listener)),
       listener_(listener),
+      connections_(&listener->connections()),
+      slot_(slot),
       factory_(factory),
       config_(config),
       tunables_(tunables),
@@ -103,21 +108,12 @@ void Worker::Join() {
 
 void Worker::Run() {
   std::unique_ptr<Executor> executor = factory_->Create(info_);
-  if (executor) listener_->running_workers.fetch_add(1);
+  if (executor) connections_->WorkerStarted();
   started_.set_value(executor != nullptr);
   if (!executor) return;
   Loop(executor.get());
-  // Answers of committed batches go out before their connections close.
-  for (int i = 0; i < 1000; ++i) {
-    {
-      std::lock_guard<std::mutex> lock(listener_->held_mutex);
-      if (listener_->held.empty()) break;
-    }
-    ReleaseDurable(executor.get());
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  // The last worker out closes the connections left, before its executor goes.
-  if (listener_->running_workers.fetch_sub(1) == 1) CloseAll();
+  DrainHeld(executor.get());
+  if (connections_->WorkerStopped()) connections_->CloseAll();
   executor.reset();
 }
 
@@ -127,8 +123,7 @@ void Worker::Loop(Executor* executor) {
   std::vector<Connection*> ready;
   while (!stopping_ && !executor->ShouldStop()) {
     // No connection pointer from an earlier wait is held past this point.
-    quiescent_.store(listener_->epoch.load(std::memory_order_acquire), std::memory_order_release);
-    FreeRetired();
+    connections_->EnterWait(slot_);
     int n = epoll_wait(listener_->epoll_fd(), events, TurnShare(*listener_),
                        again_.empty() ? kTickMs : 0);
     if (n < 0 && errno != EINTR) {
@@ -159,52 +154,37 @@ void Worker::Loop(Executor* executor) {
     ready.clear();
     for (Connection* c : candidates) {
       Own(c);
-      if (c->awaiting_output) {
-        Finish(c);  // answers first; its requests wait until they are out
-      } else {
+      if (c->serving()) {
         ready.push_back(c);
+      } else {
+        Finish(c);  // answers first; its requests wait until they are out
       }
     }
     if (!ready.empty()) ServeTurn(executor, ready.data(), ready.size());
+    // After the turn: a release may close a connection that `ready` still holds.
     if (release) ReleaseDurable(executor);
     if (accept) Accept(executor);
     executor->Tick();
     const uint64_t now = NowMs();
-    uint64_t last = listener_->last_sweep_ms.load(std::memory_order_relaxed);
-    if (now - last >= 1000 && listener_->last_sweep_ms.compare_exchange_strong(last, now))
-      SweepConnections(now);
+    if (connections_->SweepDue(now)) SweepConnections(now);
   }
-  quiescent_.store(kNotServing, std::memory_order_release);
+  connections_->LeaveLoop(slot_);
 }
 
-// Frees the closed connections that no worker can still hold an event for: every
-// worker has come back to its wait since they were closed.
-void Worker::FreeRetired() {
-  if (listener_->retired_count.load(std::memory_order_acquire) == 0) return;
-  uint64_t safe = kNotServing;
-  for (const Worker* w : listener_->workers) safe = std::min(safe, w->quiescent_epoch());
-  std::vector<Listener::Retired> freed;
-  {
-    std::lock_guard<std::mutex> lock(listener_->retired_mutex);
-    std::vector<Listener::Retired>& retired = listener_->retired;
-    for (size_t i = 0; i < retired.size();) {
-      if (retired[i].epoch > safe) {
-        ++i;
-        continue;
-      }
-      freed.push_back(std::move(retired[i]));
-      retired[i] = std::move(retired.back());
-      retired.pop_back();
-    }
-    listener_->retired_count.store(retired.size(), std::memory_order_release);
+// Answers of committed batches go out before their connections close: a stopping
+// worker releases held answers as their batches become durable, until none is held
+// or kStopDrain has passed.
+void Worker::DrainHeld(Executor* executor) {
+  const auto deadline = std::chrono::steady_clock::now() + kStopDrain;
+  for (;;) {
+    const uint64_t seen = connections_->DurableNotes();
+    ReleaseDurable(executor);
+    if (!connections_->WaitForDurable(seen, deadline)) break;
   }
-}  // `freed` goes here, with the connections' sessions
+}
 
 // Makes c's counters this worker's and names it in information_schema.
-void Worker::Own(Connection* c) {
-  c->CountInto(&stats_);
-  c->worker.store(info_.index, std::memory_order_relaxed);
-}
+void Worker::Own(Connection* c) { c->ServedBy(&stats_, info_.index); }
 
 // Reads and parses every ready connection, executes all their requests as one
 // batch, then writes the answers.
@@ -222,7 +202,7 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   for (Connection* c : answered_) {
     c->CompactInput();
     if (hold) {
-      c->HoldOutput(ticket, c->turn_output, start_us, committed_us);  // counted on release
+      c->HoldOutput(ticket, c->answers_begin(), start_us, committed_us);  // counted on release
       holding_.push_back(c);
     } else {
       RecordLatency(c, NowUs() - start_us);
@@ -230,10 +210,7 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
     }
   }
   if (holding_.empty()) return;
-  {
-    std::lock_guard<std::mutex> lock(listener_->held_mutex);
-    listener_->held.insert(listener_->held.end(), holding_.begin(), holding_.end());
-  }
+  connections_->Hold(holding_.data(), holding_.size());
   // The flush may have ended before they were listed, its wake-up finding none.
   if (executor->Durable() >= ticket) ReleaseDurable(executor);
 }
@@ -241,7 +218,7 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
 // Reads what a ready connection sent and adds its complete requests to the batch.
 void Worker::TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms) {
   if (!c->ReadOnce(read_buffer_.data(), read_buffer_.size())) {
-    CloseConnection(c);
+    Close(c);
     return;
   }
   size_t n = c->ParseLines(max_line);
@@ -249,27 +226,25 @@ void Worker::TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms) {
     Finish(c);  // part of a line: wait for the rest; the peer's end: close
     return;
   }
-  c->last_active_ms.store(now_ms, std::memory_order_relaxed);
-  c->turn_output = c->output()->size();
+  c->NoteActive(now_ms);
   for (size_t k = 0; k < n; ++k) batch_.push_back({c->session(), c->request(k), c->output()});
   answered_.push_back(c);
 }
 
 // After a connection's turn, or once its socket may take more: writes what may
-// leave, then lets the connection go until it is ready again, or closes it when its
-// peer is done (or its stream broke) and nothing is left to write. While answers
-// wait for a slow reader its requests are not read, so its memory stays bounded by
-// what one turn can produce; once they are out, what it sent meanwhile is read next
-// turn (its readiness came while nobody read).
+// leave, then lets the connection go until it is ready again, or closes it once it
+// is ending and nothing is left to write. While answers wait for a slow reader its
+// requests are not read, so its memory stays bounded by what one turn can produce;
+// once they are out, what it sent meanwhile is read next turn (its readiness came
+// while nobody read).
 void Worker::Finish(Connection* c) {
-  if (!c->Flush()) return CloseConnection(c);
+  if (!c->Flush()) return Close(c);
   if (c->CanSend()) {
-    c->awaiting_output = true;
+    c->WaitForSocket();
     return LetGo(c);
   }
-  if (c->closing() || c->eof()) return CloseConnection(c);
-  if (c->awaiting_output || c->read_more()) {
-    c->awaiting_output = false;
+  if (c->ending()) return Close(c);
+  if (c->AnswersSent() || c->read_more()) {
     again_.push_back(c);
     return;
   }
@@ -282,28 +257,20 @@ void Worker::LetGo(Connection* c) {
   if (!c->Release()) again_.push_back(c);
 }
 
+// Closes a connection this worker owns (see ConnectionTable::Close).
+void Worker::Close(Connection* c) { connections_->Close(c); }
+
 // Sends the answers whose batches have become durable, whichever worker held them.
 void Worker::ReleaseDurable(Executor* executor) {
   const uint64_t durable = executor->Durable();
   const uint64_t now_us = NowUs();
   released_.clear();
-  {
-    std::lock_guard<std::mutex> lock(listener_->held_mutex);
-    std::vector<Connection*>& held = listener_->held;
-    for (size_t i = 0; i < held.size();) {
-      Connection* c = held[i];
-      if (c->held_until() > durable) {
-        ++i;
-        continue;
-      }
-      Own(c);
-      c->ReleaseOutput(durable, now_us);
-      released_.push_back(c);
-      held[i] = held.back();
-      held.pop_back();
-    }
+  connections_->TakeDurable(durable, &released_);
+  for (Connection* c : released_) {
+    Own(c);
+    c->ReleaseOutput(durable, now_us);
+    Finish(c);
   }
-  for (Connection* c : released_) Finish(c);
 }
 
 // Every request of a turn waited from the turn's reads to its connection's write.
@@ -323,20 +290,20 @@ void Worker::Accept(Executor* executor) {
         Log(LogLevel::kWarning, "accept on %s port: %s", listener_->name(), std::strerror(errno));
       break;
     }
-    if (listener_->connections.load() >= tunables_->max_connections.load()) {
+    const uint32_t limit = tunables_->max_connections.load(std::memory_order_relaxed);
+    if (!connections_->Admit(limit)) {
       stats_.connections_refused.Add();
       Log(LogLevel::kNotice, "%s port: connection refused, limit of %u reached", listener_->name(),
-          tunables_->max_connections.load());
+          limit);
       ::close(fd);
       continue;
     }
-    listener_->connections.fetch_add(1);
     AddConnection(fd, PeerName(peer), executor);
   }
   listener_->ArmAccept();
 }
 
-// Lists an accepted connection (already counted on the listener) and arms it.
+// Lists an admitted connection and arms it.
 void Worker::AddConnection(int fd, std::string peer, Executor* executor) {
   int on = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
@@ -344,91 +311,29 @@ void Worker::AddConnection(int fd, std::string peer, Executor* executor) {
   if (config_.rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &config_.rcvbuf, sizeof(int));
   auto owned = std::make_unique<Connection>(fd, g_next_connection_id.fetch_add(1), std::move(peer),
                                             listener_, executor->NewSession(), &stats_, NowMs());
-  Connection* c = owned.get();
-  c->worker.store(info_.index, std::memory_order_relaxed);
-  {
-    std::lock_guard<std::mutex> lock(listener_->connections_mutex);
-    c->index = listener_->connection_list.size();
-    listener_->connection_list.push_back(std::move(owned));
-  }
+  owned->ServedBy(&stats_, info_.index);
   stats_.connections_total.Add();
-  epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-  ev.data.ptr = c;
-  if (epoll_ctl(listener_->epoll_fd(), EPOLL_CTL_ADD, fd, &ev) != 0) {
-    Log(LogLevel::kWarning, "epoll_ctl(add): %s", std::strerror(errno));
-    CloseConnection(c);
-    return;
-  }
-  LetGo(c);  // the set reports what arrived before the connection was added
-}
-
-// Closes a connection this worker owns. It leaves the listener's list before its
-// socket closes, so the sweep never touches a closed descriptor, and it is freed
-// once no worker can hold an event that points to it (FreeRetired).
-void Worker::CloseConnection(Connection* c) {
-  std::unique_ptr<Connection> gone;
-  {
-    std::lock_guard<std::mutex> lock(listener_->connections_mutex);
-    std::vector<std::unique_ptr<Connection>>& list = listener_->connection_list;
-    const size_t i = c->index;
-    gone = std::move(list[i]);
-    if (i + 1 != list.size()) {
-      list[i] = std::move(list.back());
-      list[i]->index = i;
-    }
-    list.pop_back();
-  }
-  epoll_ctl(listener_->epoll_fd(), EPOLL_CTL_DEL, c->fd(), nullptr);
-  ::close(c->fd());
-  listener_->connections.fetch_sub(1);
-  std::lock_guard<std::mutex> lock(listener_->retired_mutex);
-  listener_->retired.push_back({listener_->epoch.fetch_add(1) + 1, std::move(gone)});
-  listener_->retired_count.store(listener_->retired.size(), std::memory_order_release);
-}
-
-// The last worker of a stopping listener: every other one has gone.
-void Worker::CloseAll() {
-  {
-    std::lock_guard<std::mutex> lock(listener_->held_mutex);
-    listener_->held.clear();
-  }
-  std::vector<std::unique_ptr<Connection>> all;
-  {
-    std::lock_guard<std::mutex> lock(listener_->connections_mutex);
-    all.swap(listener_->connection_list);
-  }
-  for (std::unique_ptr<Connection>& c : all) {
-    epoll_ctl(listener_->epoll_fd(), EPOLL_CTL_DEL, c->fd(), nullptr);
-    ::close(c->fd());
-    listener_->connections.fetch_sub(1);
-  }
-  std::lock_guard<std::mutex> lock(listener_->retired_mutex);
-  listener_->retired.clear();
-  listener_->retired_count.store(0, std::memory_order_release);
+  Connection* c = connections_->Add(std::move(owned));
+  if (c != nullptr) LetGo(c);  // the set reports what arrived before the connection was added
 }
 
 // Once a second, by one worker of the listener: trims the buffers of connections
 // that went quiet and shuts down those idle longer than rowsocket_timeout (the worker
-// that then sees their end closes them). Only free connections are touched, each
-// claimed for the moment (Connection::Claim).
+// that then sees their end closes them).
 void Worker::SweepConnections(uint64_t now_ms) {
   const uint64_t timeout_ms = uint64_t{tunables_->timeout_seconds.load()} * 1000;
-  std::lock_guard<std::mutex> lock(listener_->connections_mutex);
-  for (const std::unique_ptr<Connection>& owned : listener_->connection_list) {
-    Connection* c = owned.get();
-    const uint64_t idle_ms = now_ms - c->last_active_ms.load(std::memory_order_relaxed);
-    const bool trim = idle_ms >= 1000 && idle_ms < 2000;  // quiet for about a second
-    const bool expire = timeout_ms != 0 && idle_ms > timeout_ms && !c->timed_out;
-    if (!(trim || expire) || !c->Claim()) continue;
-    if (trim) c->Trim();
-    if (expire && !c->HasOutput()) {  // a slow reader's answers still leave
-      c->timed_out = true;
-      stats_.connections_timed_out.Add();
-      ::shutdown(c->fd(), SHUT_RDWR);
-    }
-    c->Unclaim();
-  }
+  auto trim = [](uint64_t idle_ms) { return idle_ms >= 1000 && idle_ms < 2000; };  // quiet for about a second
+  auto expire = [timeout_ms](uint64_t idle_ms) { return timeout_ms != 0 && idle_ms > timeout_ms; };
+  connections_->ForEachIdle(
+      now_ms, [&](uint64_t idle_ms) { return trim(idle_ms) || expire(idle_ms); },
+      [&](Connection* c, uint64_t idle_ms) {
+        if (trim(idle_ms)) c->Trim();
+        // A slow reader's answers still leave.
+        if (expire(idle_ms) && !c->HasOutput() && c->End()) {
+          stats_.connections_timed_out.Add();
+          ::shutdown(c->fd(), SHUT_RDWR);
+        }
+      });
 }
 
 }  // namespace rowsocket

@@ -1,13 +1,15 @@
 // Worker: one event-loop thread serving the connections of one listener, together
 // with the listener's other workers.
 //
-// Each loop turn: wait on the listener's epoll set, take every connection that is
-// ready and free (it is this worker's until it lets go, see listener.h), read from
-// each once, parse every complete line, hand all requests of the turn to the
-// Executor as ONE batch, then write every connection's answers and let it go. The
-// batch is what makes rowsocket cheap per request: one table lock, one statement or
-// transaction, one write per connection for many requests. Answers that wait for
-// their batch's log flush are released by whichever worker the flush wakes.
+// The loop: wait on the listener's epoll set; take every connection that is ready and
+// free (it is this worker's until it lets go, see connection.h); serve them in one
+// turn; release answers that became durable; accept; sweep idle connections now and
+// then. The turn: read from each connection once, parse every complete line, hand
+// all requests of the turn to the Executor as ONE batch, then write every
+// connection's answers and let it go. The batch is what makes rowsocket cheap per
+// request: one table lock, one statement or transaction, one write per connection
+// for many requests. Which connections exist and when they are freed is the
+// listener's ConnectionTable's business.
 //
 // Started by Server (plugin thread), stopped through its listener
 // (Listener::RequestStop); everything else runs on the worker's own thread.
@@ -15,7 +17,6 @@
 
 #include <atomic>
 #include <future>
-#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -27,11 +28,13 @@
 
 namespace rowsocket {
 
+class ConnectionTable;
 class Listener;
 
 class Worker {
  public:
-  Worker(const WorkerInfo& info, Listener* listener, ExecutorFactory* factory,
+  // `slot`: this worker's number among its listener's workers (0-based).
+  Worker(const WorkerInfo& info, Listener* listener, size_t slot, ExecutorFactory* factory,
          const ServerConfig& config, ServerTunables* tunables);
   ~Worker();
   Worker(const Worker&) = delete;
@@ -43,24 +46,19 @@ class Worker {
   void Join();
 
   const WorkerStats& stats() const { return stats_; }
-  bool read_only() const { return info_.read_only; }
-  // The listener's epoch when this worker last held no connection pointer of an
-  // epoll event (any thread); the largest value while it does not run.
-  uint64_t quiescent_epoch() const { return quiescent_.load(std::memory_order_acquire); }
 
  private:
   void Run();
   void Loop(Executor* executor);
+  void DrainHeld(Executor* executor);
   void Accept(Executor* executor);
   void AddConnection(int fd, std::string peer, Executor* executor);
   void Own(Connection* c);
-  void CloseConnection(Connection* c);
-  void CloseAll();
-  void FreeRetired();
   void ServeTurn(Executor* executor, Connection** ready, size_t count);
   void TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms);
   void Finish(Connection* c);
   void LetGo(Connection* c);
+  void Close(Connection* c);
   void ReleaseDurable(Executor* executor);
   void RecordLatency(Connection* c, uint64_t micros);
   void SweepConnections(uint64_t now_ms);
@@ -69,6 +67,8 @@ class Worker {
   WorkerStats stats_;
   const WorkerInfo info_;
   Listener* listener_;
+  ConnectionTable* connections_;  // the listener's
+  const size_t slot_;
   ExecutorFactory* factory_;
   const ServerConfig& config_;
   ServerTunables* tunables_;
@@ -76,8 +76,6 @@ class Worker {
   std::thread thread_;
   std::promise<bool> started_;  // set by Run once the executor exists (or failed)
   bool stopping_ = false;       // the listener asked its workers to stop
-  static constexpr uint64_t kNotServing = std::numeric_limits<uint64_t>::max();
-  std::atomic<uint64_t> quiescent_{kNotServing};
 
   std::vector<char> read_buffer_;          // every read lands here first
   std::vector<BatchItem> batch_;           // reused every turn

@@ -17,7 +17,7 @@ namespace {
 class ConnectionTest : public ::testing::Test {
  protected:
   void Open(bool read_only, std::string secret = "") {
-    listener_ = std::make_unique<Listener>(read_only ? "read" : "write", read_only, secret);
+    listener_ = std::make_unique<Listener>(read_only ? "read" : "write", read_only, secret, 1);
     int fds[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
     client_ = fds[0];
@@ -66,7 +66,7 @@ TEST_F(ConnectionTest, a_line_over_the_limit_answers_linelen_and_closes) {
   Open(false);
   ASSERT_EQ(Feed(std::string(100, 'x') + "\n", 64), 1u);
   EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("linelen"));
-  EXPECT_TRUE(conn_->closing());
+  EXPECT_TRUE(conn_->ending());
 }
 
 TEST_F(ConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_limit) {
@@ -74,7 +74,7 @@ TEST_F(ConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_limit)
   EXPECT_EQ(Feed(std::string(40, 'x'), 64), 0u);
   ASSERT_EQ(Feed(std::string(40, 'x'), 64), 1u);
   EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("linelen"));
-  EXPECT_TRUE(conn_->closing());
+  EXPECT_TRUE(conn_->ending());
 }
 
 TEST_F(ConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
@@ -132,6 +132,32 @@ TEST_F(ConnectionTest, readiness_that_arrives_while_owned_makes_the_owner_serve_
   EXPECT_TRUE(conn_->Acquire());   // the next readiness makes its worker the owner
   EXPECT_FALSE(conn_->Claim());
   EXPECT_TRUE(conn_->Release());
+}
+
+// The phase: answers the socket did not take make the connection wait for it, and
+// once it is ending it stays so, whatever happens to its answers.
+TEST_F(ConnectionTest, phase_moves_only_along_its_named_transitions) {
+  Open(false);
+  EXPECT_TRUE(conn_->serving());
+  EXPECT_FALSE(conn_->AnswersSent());  // nothing was waiting
+  conn_->WaitForSocket();
+  EXPECT_FALSE(conn_->serving());
+  EXPECT_TRUE(conn_->AnswersSent());
+  EXPECT_TRUE(conn_->serving());
+  EXPECT_TRUE(conn_->End());
+  EXPECT_FALSE(conn_->End());           // ended once (the sweep counts a time-out once)
+  conn_->WaitForSocket();
+  EXPECT_FALSE(conn_->AnswersSent());
+  EXPECT_TRUE(conn_->ending());
+}
+
+TEST_F(ConnectionTest, the_peer_closing_its_side_ends_the_connection) {
+  Open(false);
+  ::shutdown(client_, SHUT_WR);
+  char scratch[64];
+  ASSERT_TRUE(conn_->ReadOnce(scratch, sizeof scratch));
+  EXPECT_TRUE(conn_->ending());
+  EXPECT_EQ(conn_->ParseLines(1024), 0u);
 }
 
 // Answers of a batch that is committed but not yet durable stay in the buffer, and

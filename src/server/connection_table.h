@@ -1,0 +1,150 @@
+// ConnectionTable: the connections of one listener and the rules of their lifetime.
+// It is the only code that lists, closes, retires and frees a connection, that parks
+// connections whose answers wait for a log flush, and that walks the idle ones. Owned
+// by the Listener; used by the listener's workers, by Server (information_schema) and
+// by the flusher's wake-ups, each through its own methods.
+//
+// The rules, written once:
+//  1. A connection is listed (Add) before its socket joins the listener's epoll set,
+//     and it leaves the list (Close) before its socket is closed: whoever walks the
+//     list under its lock (the idle sweep, information_schema) never meets a closed
+//     descriptor.
+//  2. Only a connection's owner (Connection::Acquire) closes it; the last worker of a
+//     stopping listener closes those left (CloseAll), after every other worker has
+//     gone and before its executor goes (sessions belong to executors).
+//  3. A closed connection is retired, not freed: a worker may still hold a pointer to
+//     it from an epoll event it took before the close. Before every wait each worker
+//     says it holds none from earlier waits (EnterWait); a retired connection is freed
+//     once every serving worker has done so since it was retired (epochs: every
+//     retirement advances the table's epoch, every EnterWait publishes the epoch it
+//     saw). A worker out of its loop holds none.
+//  4. A connection whose answers wait for their batch's log flush stays owned and sits
+//     on the held list (Hold). Whichever worker finds its batches durable takes it off
+//     (TakeDurable) and owns it from then on. Every wake-up of the flusher is noted
+//     (NoteDurable); a stopping worker waits for one (WaitForDurable) to release what
+//     is still held, up to a deadline.
+//  5. The idle sweep runs once a second at most, on whichever worker comes first
+//     (SweepDue), and touches only free connections, each claimed for the moment
+//     (ForEachIdle).
+//
+// Thread-safety: every method may be called on any thread. The list, the held list
+// and the retired list each have a private mutex, never held together.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "server/connection_info.h"
+
+namespace rowsocket {
+
+class Connection;
+
+class ConnectionTable {
+ public:
+  // `epoll_fd`: the listener's epoll set; `workers`: how many workers serve it
+  // (numbered 0 .. workers-1 in EnterWait and LeaveLoop).
+  ConnectionTable(int epoll_fd, size_t workers);
+  ~ConnectionTable();  // closes the connections left (workers have gone)
+  ConnectionTable(const ConnectionTable&) = delete;
+  ConnectionTable& operator=(const ConnectionTable&) = delete;
+
+  // --- Lifetime ---------------------------------------------------------------
+
+  // Counts one more connection if fewer than `limit` are open; false if the limit is
+  // reached. A counted connection must be added (Add) next.
+  bool Admit(uint32_t limit);
+  // Lists `connection` (admitted) and registers its socket in the epoll set,
+  // edge-triggered for input, output and the peer's end. On failure the connection
+  // is closed and null returned; else the caller owns it.
+  Connection* Add(std::unique_ptr<Connection> connection);
+  // Closes a connection its caller owns: off the list, out of the epoll set, socket
+  // closed, uncounted, retired (freed later, see rule 3).
+  void Close(Connection* c);
+  // The last worker of a stopping listener: closes and frees every connection left.
+  void CloseAll();
+  // Connections open now (admitted and not closed).
+  uint32_t open() const { return open_.load(std::memory_order_relaxed); }
+
+  // A worker's executor exists (it may own connections); WorkerStopped: it has gone,
+  // true for the last one, which must CloseAll before its executor goes.
+  void WorkerStarted() { running_.fetch_add(1, std::memory_order_acq_rel); }
+  bool WorkerStopped() { return running_.fetch_sub(1, std::memory_order_acq_rel) == 1; }
+
+  // Worker `worker` holds no connection pointer taken from an earlier wait: frees
+  // the retired connections that no worker can reach any more.
+  void EnterWait(size_t worker);
+  // Worker `worker` left its loop: it holds no pointer from any wait.
+  void LeaveLoop(size_t worker);
+
+  // --- Answers that wait for their batch's log flush -----------------------------
+
+  // Parks connections whose answers wait (each owned by the caller; it lets go of
+  // them here: they are owned by the held list until taken).
+  void Hold(Connection* const* connections, size_t count);
+  // Takes off the held list each connection whose held answers are all durable at
+  // `durable`; the caller owns them from now on.
+  void TakeDurable(uint64_t durable, std::vector<Connection*>* taken);
+  // Any thread: a batch has become durable.
+  void NoteDurable();
+  // How many batches have been noted durable so far (a count for WaitForDurable).
+  uint64_t DurableNotes() const;
+  // A stopping worker: waits until a batch becomes durable after `seen` was read
+  // (DurableNotes), until nothing is held, or until `deadline`. True if something is
+  // held and may be released now.
+  bool WaitForDurable(uint64_t seen, std::chrono::steady_clock::time_point deadline);
+
+  // --- Idle connections ----------------------------------------------------------
+
+  // True for one caller once a second at most: the worker that should sweep now.
+  bool SweepDue(uint64_t now_ms);
+  // Calls visit(c, idle_ms) for every free connection whose time without a request
+  // is one `wants`, claimed for the call (it may trim the buffers or shut the socket
+  // down; closing is left to the worker that then sees the end).
+  void ForEachIdle(uint64_t now_ms, const std::function<bool(uint64_t idle_ms)>& wants,
+                   const std::function<void(Connection*, uint64_t idle_ms)>& visit);
+
+  // Appends a description of every listed connection (information_schema).
+  void Describe(uint64_t now_ms, std::vector<ConnectionInfo>* out) const;
+
+ private:
+  struct Retired {
+    uint64_t epoch;
+    std::unique_ptr<Connection> connection;
+  };
+  static constexpr uint64_t kNotWaiting = std::numeric_limits<uint64_t>::max();
+  void FreeRetired();
+  void Unlist(Connection* c, std::unique_ptr<Connection>* owned);
+
+  const int epoll_fd_;
+  std::atomic<uint32_t> open_{0};
+
+  mutable std::mutex list_mutex_;
+  std::vector<std::unique_ptr<Connection>> list_;  // Connection::table_slot_ indexes it
+
+  mutable std::mutex held_mutex_;
+  std::condition_variable durable_cv_;
+  std::vector<Connection*> held_;
+  uint64_t durable_notes_ = 0;
+
+  std::mutex retired_mutex_;
+  std::vector<Retired> retired_;
+  std::atomic<size_t> retired_count_{0};
+  std::atomic<uint64_t> epoch_{1};  // advanced by every retirement
+  // Per worker: the epoch seen by its last EnterWait; kNotWaiting outside its loop.
+  std::unique_ptr<std::atomic<uint64_t>[]> waiting_epoch_;
+  const size_t workers_;
+  std::atomic<int> running_{0};  // workers with an executor
+
+  std::atomic<uint64_t> last_sweep_ms_{0};
+};
+
+}  // namespace rowsocket
