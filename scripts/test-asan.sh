@@ -2,8 +2,9 @@
 # The AddressSanitizer job: builds the plugin with -fsanitize=address into
 # build-asan/, then runs the integration suites that exercise lifecycle (INSTALL /
 # UNINSTALL under load, shutdown with hundreds of connections), bad input, limits,
-# pipelines, writes and deadlocks against a mariadbd that preloads libasan. A memory
-# error in the plugin aborts mariadbd, which fails the test that caused it.
+# pipelines, writes, deadlocks and the fuzzer against a mariadbd that preloads
+# libasan. A memory error in the plugin aborts mariadbd, which fails the test that
+# caused it.
 # (mariadbd itself is not instrumented, so leak checking is off.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +16,10 @@ cmake --build "$build" -j"$(nproc)" --target rowsocket >&2
 export ROWSOCKET_PLUGIN="$build/src/plugin/rowsocket.so"
 export ROWSOCKET_MARIADBD_PRELOAD="$(gcc -print-file-name=libasan.so)"
 cd "$root/tests/integration"
+# The fuzzer gets a short budget here: ASan slows the plugin, and the main job runs it
+# for longer.
+export ROWSOCKET_FUZZ_SECONDS=${ROWSOCKET_FUZZ_SECONDS:-20}
 exec /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   test_lifecycle.py test_errors.py test_pipeline.py test_safety.py test_modify.py \
   test_types.py test_write_concurrency.py test_observability.py test_modify_atomic.py \
-  test_modify_moving_rows.py "$@"
+  test_modify_moving_rows.py test_fuzz.py "$@"
