@@ -5,6 +5,7 @@
 // Includes only MariaDB's public plugin API; everything that touches the server's
 // internals sits behind engine/engine.h.
 #include <mysql/plugin.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <memory>
@@ -15,6 +16,13 @@
 #include "server/log.h"
 #include "server/server.h"
 #include "server/stats.h"
+
+// What the server reserves descriptors for, from which rowsocket_max_connections'
+// default is derived (globals mariadbd exports; read-only here).
+extern unsigned long open_files_limit;
+extern unsigned long max_connections;        // SQL's
+extern unsigned long extra_max_connections;
+extern unsigned long tc_size;                // table_open_cache
 
 namespace rowsocket {
 namespace {
@@ -38,11 +46,13 @@ uint opt_accept_balance = 0;
 uint opt_verbose = 1;
 uint opt_max_line_length = 1 << 20;
 uint opt_max_open_indexes = 1024;
-uint opt_max_connections = 10000;
+uint opt_max_connections = 0;
 uint opt_idle_table_close = 60;
 uint opt_lock_wait_timeout = 5;
 uint opt_max_answer_size = 16 << 20;
 uint opt_max_rows_examined = 1000000;
+uint opt_max_output_buffer = 1 << 20;
+uint opt_max_input_memory = 64 << 20;
 
 ServerTunables g_tunables;
 std::unique_ptr<ExecutorFactory> g_factory;
@@ -53,6 +63,36 @@ template <uint* Var, std::atomic<uint32_t> ServerTunables::*Field>
 void UpdateTunable(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save) {
   *Var = *static_cast<const uint*>(save);
   (g_tunables.*Field).store(*Var);
+}
+
+// The descriptors the process may have: the limit open_files_limit asked for at
+// start, or the higher one mariadbd inherited (it never lowers it).
+unsigned long DescriptorLimit() {
+  rlimit nofile{};
+  if (getrlimit(RLIMIT_NOFILE, &nofile) != 0 || nofile.rlim_cur == RLIM_INFINITY)
+    return open_files_limit;
+  return std::max(open_files_limit, static_cast<unsigned long>(nofile.rlim_cur));
+}
+
+// rowsocket_max_connections = 0: each enabled listener gets an equal share of the
+// descriptors the server leaves. The server keeps half of them, or more if its SQL
+// connections and table cache need more (what it reserves for them at start: 30 +
+// max_connections + extra_max_connections + table_open_cache); each listener gets
+// at least 10.
+uint32_t ConnectionLimit() {
+  if (opt_max_connections != 0) return opt_max_connections;
+  const unsigned long limit = DescriptorLimit();
+  const unsigned long server =
+      std::max(limit / 2, 30 + max_connections + extra_max_connections + tc_size);
+  const unsigned long listeners =
+      std::max(1, (opt_port != nullptr && *opt_port) + (opt_port_wr != nullptr && *opt_port_wr));
+  const unsigned long share = limit > server ? (limit - server) / listeners : 0;
+  return static_cast<uint32_t>(std::clamp(share, 10ul, 1ul << 24));
+}
+
+void UpdateMaxConnections(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save) {
+  opt_max_connections = *static_cast<const uint*>(save);
+  g_tunables.max_connections.store(ConnectionLimit());
 }
 
 void UpdateVerbose(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save) {
@@ -122,9 +162,26 @@ MYSQL_SYSVAR_UINT(max_open_indexes, opt_max_open_indexes, PLUGIN_VAR_RQCMDARG,
                   (UpdateTunable<&opt_max_open_indexes, &ServerTunables::max_open_indexes>), 1024,
                   1, 1 << 20, 0);
 MYSQL_SYSVAR_UINT(max_connections, opt_max_connections, PLUGIN_VAR_RQCMDARG,
-                  "Client connections per listener; further ones are closed at once", nullptr,
-                  (UpdateTunable<&opt_max_connections, &ServerTunables::max_connections>), 10000,
-                  1, 1 << 24, 0);
+                  "Client connections per listener; further ones are closed at once. 0 = an "
+                  "equal share of the descriptors the server leaves: it keeps half of its "
+                  "descriptor limit (open_files_limit), or 30 + max_connections + "
+                  "table_open_cache if that is more",
+                  nullptr, UpdateMaxConnections, 0, 0, 1 << 24, 0);
+MYSQL_SYSVAR_UINT(max_output_buffer, opt_max_output_buffer, PLUGIN_VAR_RQCMDARG,
+                  "Bytes of answers a client has not read yet past which its connection's "
+                  "further requests wait (are not executed, and nothing more is read from it) "
+                  "until it reads; one answer may pass it by rowsocket_max_answer_size at most",
+                  nullptr,
+                  (UpdateTunable<&opt_max_output_buffer, &ServerTunables::max_output_buffer>),
+                  1 << 20, 4096, 1 << 30, 0);
+MYSQL_SYSVAR_UINT(max_input_memory, opt_max_input_memory, PLUGIN_VAR_RQCMDARG,
+                  "Bytes of received input not yet executed (unfinished lines above all) that "
+                  "the connections of one listener may hold together; past it, a connection "
+                  "whose unfinished line is longer than one read (rowsocket_readsize) is "
+                  "answered `2 1 linelen` and closed",
+                  nullptr,
+                  (UpdateTunable<&opt_max_input_memory, &ServerTunables::max_input_memory>),
+                  64 << 20, 1 << 20, 1u << 31, 0);
 MYSQL_SYSVAR_UINT(idle_table_close, opt_idle_table_close, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Seconds after which a worker closes a table it has not used, releasing its "
                   "metadata lock", nullptr, nullptr, 60, 1, 86400, 0);
@@ -159,7 +216,8 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(allowed_system_schemas), MYSQL_SYSVAR(verbose), MYSQL_SYSVAR(max_line_length),
     MYSQL_SYSVAR(max_open_indexes), MYSQL_SYSVAR(max_connections),
     MYSQL_SYSVAR(idle_table_close), MYSQL_SYSVAR(lock_wait_timeout),
-    MYSQL_SYSVAR(max_answer_size), MYSQL_SYSVAR(max_rows_examined), nullptr};
+    MYSQL_SYSVAR(max_answer_size), MYSQL_SYSVAR(max_rows_examined),
+    MYSQL_SYSVAR(max_output_buffer), MYSQL_SYSVAR(max_input_memory), nullptr};
 
 // --- Status variables: SHOW GLOBAL STATUS LIKE 'rowsocket%' ------------------
 
@@ -233,10 +291,12 @@ int PluginInit(void*) {
   g_tunables.timeout_seconds.store(opt_timeout);
   g_tunables.max_line_length.store(opt_max_line_length);
   g_tunables.max_open_indexes.store(opt_max_open_indexes);
-  g_tunables.max_connections.store(opt_max_connections);
+  g_tunables.max_connections.store(ConnectionLimit());
   g_tunables.lock_wait_timeout.store(opt_lock_wait_timeout);
   g_tunables.max_answer_size.store(opt_max_answer_size);
   g_tunables.max_rows_examined.store(opt_max_rows_examined);
+  g_tunables.max_output_buffer.store(opt_max_output_buffer);
+  g_tunables.max_input_memory.store(opt_max_input_memory);
 
   EngineOptions engine;
   engine.tunables = &g_tunables;

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -77,16 +78,18 @@ bool Connection::ReadOnce(char* scratch, size_t size) {
   return true;
 }
 
-size_t Connection::ParseLines(uint32_t max_line_length) {
+size_t Connection::ParseLines(uint32_t max_line_length, uint32_t max_unfinished) {
   size_t count = 0;
-  answers_begin_ = out_.size();
+  max_unfinished = std::min(max_unfinished, max_line_length);
   while (!ending()) {
     char* begin = &in_[0] + consumed_;
     size_t avail = in_.size() - consumed_;
     char* lf = avail ? static_cast<char*>(std::memchr(begin, '\n', avail)) : nullptr;
     if (lf == nullptr) {
-      if (avail >= max_line_length) {
-        // No end in sight: the rest of the stream cannot be framed reliably.
+      if (avail >= max_unfinished) {
+        // No end in sight (or none the listener's input budget can wait for): the
+        // rest of the stream cannot be framed reliably.
+        if (avail < max_line_length) stats_->connections_input_limited.Add();
         AnswerLineTooLong(count++);
         consumed_ = in_.size();
       }
@@ -103,8 +106,21 @@ size_t Connection::ParseLines(uint32_t max_line_length) {
     ParseOne(begin, len, &requests_[count++]);
   }
   parsed_ = count;
+  answered_ = 0;
   Bump(&requests_total_, count);
   return count;
+}
+
+size_t Connection::BeginTurn() {
+  answers_begin_ = out_.size();
+  turn_first_ = answered_;
+  return answered_;
+}
+
+void Connection::EndTurn(size_t answered) { answered_ += answered; }
+
+void Connection::CountLatency(uint64_t micros) {
+  for (size_t i = turn_first_; i < answered_; ++i) stats_->latency.Add(KindOf(requests_[i]), micros);
 }
 
 void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
@@ -161,6 +177,7 @@ void Connection::ParseOne(char* line, size_t size, Request* r) {
 }
 
 void Connection::Trim() {
+  if (has_unanswered()) return;  // their requests point into the input
   if (requests_.size() > kKeepRequests) {
     requests_.resize(kKeepRequests);
     requests_.shrink_to_fit();
@@ -170,6 +187,7 @@ void Connection::Trim() {
 }
 
 void Connection::CompactInput() {
+  if (has_unanswered()) return;
   if (consumed_ == in_.size()) {
     in_.clear();
     if (in_.capacity() > kKeepInputCapacity) std::string().swap(in_);
@@ -202,7 +220,8 @@ bool Connection::Flush() {
 void Connection::HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us,
                             uint64_t committed_us) {
   Hold hold{ticket, begin, since_us, committed_us, {}};
-  for (size_t i = 0; i < parsed_; ++i) ++hold.requests[static_cast<size_t>(KindOf(requests_[i]))];
+  for (size_t i = turn_first_; i < answered_; ++i)
+    ++hold.requests[static_cast<size_t>(KindOf(requests_[i]))];
   holds_.push_back(hold);
 }
 

@@ -96,20 +96,41 @@ class Connection {
 
   // Parses every complete line in the input buffer into requests (see
   // ParsedRequests). Applies the line-length limit, the read-only rule and
-  // authentication. Returns the number of requests parsed; their answers go to the
-  // output from answers_begin() on.
-  size_t ParseLines(uint32_t max_line_length);
+  // authentication; an unfinished line of `max_unfinished` bytes or more (at most
+  // the line-length limit) is answered `2 1 linelen` and ends the connection.
+  // Returns the number of requests parsed. Call only when every request parsed
+  // before has been answered.
+  size_t ParseLines(uint32_t max_line_length, uint32_t max_unfinished);
   Request* request(size_t i) { return &requests_[i]; }
   // Requests parsed by the last ParseLines.
   size_t parsed() const { return parsed_; }
-  // Where the answers to the last parsed requests begin in the output.
-  size_t answers_begin() const { return answers_begin_; }
 
-  // Drops the input consumed by the last ParseLines (call after answering).
+  // A turn executes the parsed requests not answered yet: BeginTurn returns the
+  // index of the first (up to parsed()) and marks where their answers begin in the
+  // output; EndTurn says how many of them were answered, in order (the rest were
+  // deferred and wait for a later turn, see BatchItem::out_limit).
+  size_t BeginTurn();
+  void EndTurn(size_t answered);
+  // Parsed requests wait for an answer: no input is read until they have one.
+  bool has_unanswered() const { return answered_ < parsed_; }
+  // Where the answers to the current turn's requests begin in the output.
+  size_t answers_begin() const { return answers_begin_; }
+  // Every request the last turn answered waited `micros`.
+  void CountLatency(uint64_t micros);
+  // The connection wants a turn: it is serving, or it is ending with requests still
+  // to answer and no answer waiting for the socket.
+  bool WantsTurn() const {
+    return phase_ == Phase::kServing || (phase_ == Phase::kEnding && has_unanswered() && !CanSend());
+  }
+
+  // Drops the input consumed by the last ParseLines once all its requests have been
+  // answered (their tokens point into it).
   void CompactInput();
   // Gives back buffer memory; for connections that have gone quiet, so that
   // thousands of idle connections cost little.
   void Trim();
+  // Bytes the input buffer holds (for the listener's input budget).
+  size_t input_capacity() const { return in_.capacity(); }
 
   std::string* output() { return &out_; }
   // Answers not written yet, held ones included.
@@ -119,9 +140,12 @@ class Connection {
   // Writes as much of the sendable output as the socket takes. False on a socket
   // error.
   bool Flush();
+  // The output size at which the executor defers this connection's further
+  // requests: `max_unsent` bytes of answers not written yet.
+  size_t OutputLimit(size_t max_unsent) const { return out_sent_ + max_unsent; }
 
-  // The output from `begin` on, the answers to the requests of the last
-  // ParseLines, waits until the batch with `ticket` is durable (see
+  // The output from `begin` on, the answers to the requests the last turn
+  // answered, waits until the batch with `ticket` is durable (see
   // Executor::Execute); later answers queue behind it. `since_us`: when the turn
   // that read those requests began (their latency runs until the release);
   // `committed_us`: when the batch committed (their wait for the log flush begins).
@@ -174,7 +198,7 @@ class Connection {
   size_t consumed_ = 0;
   std::string out_;                // answers; [0, out_sent_) already written
   size_t out_sent_ = 0;
-  size_t answers_begin_ = 0;       // output size when the last requests were parsed
+  size_t answers_begin_ = 0;       // output size when the current turn began
   struct Hold {
     uint64_t ticket;
     size_t begin;
@@ -184,8 +208,11 @@ class Connection {
   };
   std::vector<Hold> holds_;        // oldest first
   std::vector<Request> requests_;  // reused across batches
-  size_t parsed_ = 0;
+  size_t parsed_ = 0;              // requests_[0, parsed_) came from the last ParseLines
+  size_t answered_ = 0;            // requests_[0, answered_) have their answers
+  size_t turn_first_ = 0;          // the first request the current turn executes
   size_t table_slot_ = 0;          // position in the ConnectionTable's list (its lock)
+  size_t input_charged_ = 0;       // input capacity counted in the table's budget
   Phase phase_ = Phase::kServing;
   bool read_more_ = false;         // the last read filled the buffer: more may wait
   std::atomic<bool> hangup_{false};

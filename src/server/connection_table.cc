@@ -42,7 +42,8 @@ Connection* ConnectionTable::Add(std::unique_ptr<Connection> connection) {
   ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
   ev.data.ptr = c;
   if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c->fd(), &ev) != 0) {
-    Log(LogLevel::kWarning, "epoll_ctl(add): %s", std::strerror(errno));
+    static LogLimit failed;
+    LogLimited(&failed, LogLevel::kWarning, "epoll_ctl(add): %s", std::strerror(errno));
     Close(c);
     return nullptr;
   }
@@ -61,9 +62,17 @@ void ConnectionTable::Unlist(Connection* c, std::unique_ptr<Connection>* owned) 
   list_.pop_back();
 }
 
+void ConnectionTable::ChargeInput(Connection* c) {
+  const size_t now = c->input_capacity();
+  if (now == c->input_charged_) return;
+  input_bytes_.fetch_add(now - c->input_charged_, std::memory_order_relaxed);  // modulo 2^n
+  c->input_charged_ = now;
+}
+
 void ConnectionTable::Close(Connection* c) {
   std::unique_ptr<Connection> owned;
   Unlist(c, &owned);
+  input_bytes_.fetch_sub(c->input_charged_, std::memory_order_relaxed);
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
   ::close(c->fd());
   open_.fetch_sub(1, std::memory_order_relaxed);
@@ -83,6 +92,7 @@ void ConnectionTable::CloseAll() {
     all.swap(list_);
   }
   for (std::unique_ptr<Connection>& c : all) {
+    input_bytes_.fetch_sub(c->input_charged_, std::memory_order_relaxed);
     epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
     ::close(c->fd());
     open_.fetch_sub(1, std::memory_order_relaxed);

@@ -23,7 +23,10 @@
 //     (TakeDurable) and owns it from then on. Every wake-up of the flusher is noted
 //     (NoteDurable); a stopping worker waits for one (WaitForDurable) to release what
 //     is still held, up to a deadline.
-//  5. The idle sweep runs once a second at most, on whichever worker comes first
+//  5. The input every connection holds (unfinished lines above all) is counted
+//     against the listener's budget: its owner charges it after every change
+//     (ChargeInput), and Close uncharges it.
+//  6. The idle sweep runs once a second at most, on whichever worker comes first
 //     (SweepDue), and touches only free connections, each claimed for the moment
 //     (ForEachIdle).
 //
@@ -73,6 +76,11 @@ class ConnectionTable {
   void CloseAll();
   // Connections open now (admitted and not closed).
   uint32_t open() const { return open_.load(std::memory_order_relaxed); }
+
+  // The caller owns `c`: counts its input buffer as it is now.
+  void ChargeInput(Connection* c);
+  // Input all listed connections hold, as last charged (bytes).
+  size_t input_bytes() const { return input_bytes_.load(std::memory_order_relaxed); }
 
   // A worker's executor exists (it may own connections); WorkerStopped: it has gone,
   // true for the last one, which must CloseAll before its executor goes.
@@ -126,6 +134,7 @@ class ConnectionTable {
 
   const int epoll_fd_;
   std::atomic<uint32_t> open_{0};
+  std::atomic<size_t> input_bytes_{0};
 
   mutable std::mutex list_mutex_;
   std::vector<std::unique_ptr<Connection>> list_;  // Connection::table_slot_ indexes it

@@ -35,6 +35,12 @@ struct BatchItem {
   Session* session;        // the connection's session
   Request* request;        // parsed request (kInvalid carries its error)
   std::string* out;        // the connection's output buffer; append the answer
+  // Backpressure: once `out` holds `out_limit` bytes or more (its client has not
+  // read rowsocket_max_output_buffer of answers), the executor leaves this item and
+  // every later item of the same connection unanswered and sets `deferred`; the
+  // server executes them in a later batch, once the client has read.
+  size_t out_limit = SIZE_MAX;
+  bool deferred = false;
 };
 
 // Describes the worker an executor serves.
@@ -55,8 +61,10 @@ class Executor {
   virtual std::unique_ptr<Session> NewSession() = 0;
 
   // Executes items[0..count) and appends exactly one answer per item to its
-  // `out`, in item order. Requests of type kInvalid are answered with their error
-  // and kAuth with success (the server has checked the secret already).
+  // `out`, in item order, except for deferred items (see BatchItem::out_limit), which
+  // get none. A connection's items are consecutive. Requests of type kInvalid are
+  // answered with their error and kAuth with success (the server has checked the
+  // secret already).
   // Returns 0 when the answers may leave at once, or a ticket: the batch's writes
   // are committed but not yet durable, and its answers (and any appended after
   // them) must wait until Durable() reaches the ticket; `wake` is called then.

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -105,6 +106,21 @@ void Listener::ArmAccept() {
   ev.events = EPOLLIN | EPOLLONESHOT;
   ev.data.ptr = kAcceptTag;
   epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd_, &ev);
+}
+
+uint64_t Listener::PauseAccept(uint64_t now_ms) {
+  constexpr uint64_t kFirstPauseMs = 100;
+  constexpr uint64_t kLongestPauseMs = 3200;
+  const uint64_t last = accept_pause_ms_.load(std::memory_order_relaxed);
+  const uint64_t pause = last == 0 ? kFirstPauseMs : std::min(last * 2, kLongestPauseMs);
+  accept_pause_ms_.store(pause, std::memory_order_relaxed);
+  accept_resume_ms_.store(now_ms + pause, std::memory_order_release);
+  return pause;
+}
+
+void Listener::ResumeAcceptIfDue(uint64_t now_ms) {
+  uint64_t at = accept_resume_ms_.load(std::memory_order_acquire);
+  if (at != 0 && now_ms >= at && accept_resume_ms_.compare_exchange_strong(at, 0)) ArmAccept();
 }
 
 void Listener::RequestStop() {

@@ -54,6 +54,17 @@ class Listener {
 
   // Arms the listening socket again after accepting.
   void ArmAccept();
+  // accept() failed for lack of descriptors (or memory): the listening socket stays
+  // unarmed for a pause, 100 ms doubling up to 3.2 s while accepting keeps failing,
+  // instead of failing again at once. Returns the pause in milliseconds.
+  uint64_t PauseAccept(uint64_t now_ms);
+  // A connection was accepted: the next pause is short again.
+  void AcceptSucceeded() {
+    if (accept_pause_ms_.load(std::memory_order_relaxed) != 0)
+      accept_pause_ms_.store(0, std::memory_order_relaxed);
+  }
+  // Any worker, every loop turn: arms the listening socket once its pause is over.
+  void ResumeAcceptIfDue(uint64_t now_ms);
   // Every worker's next wait returns kStopTag (any thread).
   void RequestStop();
   // A batch became durable (any thread): one worker's next wait returns kDurableTag
@@ -73,6 +84,8 @@ class Listener {
   int stop_fd_ = -1;     // eventfd, level-triggered, never drained
   int durable_fd_ = -1;  // eventfd, one-shot
   std::atomic<bool> durable_wake_pending_{false};
+  std::atomic<uint64_t> accept_resume_ms_{0};  // 0: accepting is not paused
+  std::atomic<uint64_t> accept_pause_ms_{0};   // the last pause, 0 after a success
   std::unique_ptr<ConnectionTable> connections_;  // made by Open, with the epoll set
 };
 

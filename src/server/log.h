@@ -1,7 +1,14 @@
 // Logging seam for layers that must not include MariaDB headers. The plugin layer
 // installs a sink that writes to the server's error log with a `rowsocket:` prefix.
 // Thread-safe once installed (install before starting workers).
+//
+// A message that clients can cause (a refused connection, accept failing for lack
+// of descriptors, a deadlock) goes through LogLimited, so that no client can flood
+// the error log: at most one line a second per kind of message.
 #pragma once
+
+#include <atomic>
+#include <cstdint>
 
 namespace rowsocket {
 
@@ -22,5 +29,22 @@ void SetLogVerbosity(int verbosity);
 bool LogEnabled(LogLevel level);
 // printf-style; drops the message when the level is not enabled.
 void Log(LogLevel level, const char* format, ...) __attribute__((format(printf, 2, 3)));
+
+// One kind of message written through LogLimited; a static at its call site.
+class LogLimit {
+ public:
+  // True if a line may be written at `now_ms` (one a second at most); then
+  // *left_out is how many were left out since the last line written.
+  bool Admit(uint64_t now_ms, uint64_t* left_out);
+
+ private:
+  std::atomic<uint64_t> next_ms_{0};
+  std::atomic<uint64_t> left_out_{0};
+};
+
+// Log, but at most one line a second per `limit`; the next line written says how
+// many were left out meanwhile.
+void LogLimited(LogLimit* limit, LogLevel level, const char* format, ...)
+    __attribute__((format(printf, 3, 4)));
 
 }  // namespace rowsocket

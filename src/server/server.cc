@@ -36,8 +36,9 @@ bool Server::StartListener(const ListenerConfig& lc, const char* name, std::stri
   for (size_t i = first; i < workers_.size(); ++i) {
     if (!workers_[i]->Start(error)) return false;
   }
-  Log(LogLevel::kInfo, "%s listener on %s:%s with %d worker%s", name, config_.address.c_str(),
-      lc.port.c_str(), lc.threads, lc.threads == 1 ? "" : "s");
+  Log(LogLevel::kInfo, "%s listener on %s:%s with %d worker%s, at most %u connections", name,
+      config_.address.c_str(), lc.port.c_str(), lc.threads, lc.threads == 1 ? "" : "s",
+      tunables_->max_connections.load());
   return true;
 }
 

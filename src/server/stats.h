@@ -28,6 +28,12 @@ class Counter {
   X(connections_total, "connections accepted since start")                          \
   X(connections_refused, "connections closed at once: rowsocket_max_connections")   \
   X(connections_timed_out, "connections closed after rowsocket_timeout idle")      \
+  X(connections_input_limited,                                                     \
+    "connections answered linelen and closed: an unfinished line while their "      \
+    "listener's input was over rowsocket_max_input_memory")                         \
+  X(accept_pauses, "times a listener stopped accepting for a while: no descriptor left") \
+  X(requests_deferred,                                                             \
+    "requests that waited for their client to read its answers (rowsocket_max_output_buffer)") \
   X(bytes_received, "bytes read from clients")                                     \
   X(bytes_sent, "bytes written to clients")                                        \
   X(requests_open, "P requests")                                                   \

@@ -154,7 +154,7 @@ void Worker::Loop(Executor* executor) {
     ready.clear();
     for (Connection* c : candidates) {
       Own(c);
-      if (c->serving()) {
+      if (c->WantsTurn()) {
         ready.push_back(c);
       } else {
         Finish(c);  // answers first; its requests wait until they are out
@@ -166,6 +166,7 @@ void Worker::Loop(Executor* executor) {
     if (accept) Accept(executor);
     executor->Tick();
     const uint64_t now = NowMs();
+    listener_->ResumeAcceptIfDue(now);
     if (connections_->SweepDue(now)) SweepConnections(now);
   }
   connections_->LeaveLoop(slot_);
@@ -187,25 +188,33 @@ void Worker::DrainHeld(Executor* executor) {
 void Worker::Own(Connection* c) { c->ServedBy(&stats_, info_.index); }
 
 // Reads and parses every ready connection, executes all their requests as one
-// batch, then writes the answers.
+// batch, then writes the answers. A connection's requests that the executor
+// deferred (its client has not read enough of its answers) wait for a later turn.
 void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   const uint32_t max_line = tunables_->max_line_length.load(std::memory_order_relaxed);
+  const size_t max_unsent = tunables_->max_output_buffer.load(std::memory_order_relaxed);
   const uint64_t start_us = NowUs();
   batch_.clear();
-  answered_.clear();
+  turn_.clear();
   holding_.clear();
-  for (size_t i = 0; i < count; ++i) TakeRequests(ready[i], max_line, start_us / 1000);
+  for (size_t i = 0; i < count; ++i) TakeRequests(ready[i], max_line, max_unsent, start_us / 1000);
   if (batch_.empty()) return;
   const uint64_t ticket = executor->Execute(batch_.data(), batch_.size());
   const bool hold = ticket != 0 && ticket > executor->Durable();
   const uint64_t committed_us = hold ? NowUs() : 0;
-  for (Connection* c : answered_) {
+  for (const TurnEntry& t : turn_) {
+    Connection* c = t.connection;
+    size_t answered = 0;
+    while (answered < t.items && !batch_[t.first_item + answered].deferred) ++answered;
+    if (answered < t.items) stats_.requests_deferred.Add(t.items - answered);
+    c->EndTurn(answered);
     c->CompactInput();
+    connections_->ChargeInput(c);
     if (hold) {
       c->HoldOutput(ticket, c->answers_begin(), start_us, committed_us);  // counted on release
       holding_.push_back(c);
     } else {
-      RecordLatency(c, NowUs() - start_us);
+      c->CountLatency(NowUs() - start_us);
       Finish(c);
     }
   }
@@ -215,20 +224,27 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   if (executor->Durable() >= ticket) ReleaseDurable(executor);
 }
 
-// Reads what a ready connection sent and adds its complete requests to the batch.
-void Worker::TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms) {
-  if (!c->ReadOnce(read_buffer_.data(), read_buffer_.size())) {
-    Close(c);
-    return;
+// Adds a ready connection's requests to the batch: those a turn deferred, or else
+// what it sent since (read once, every complete line). Its unfinished line may take
+// one read at most while the listener's input is over budget.
+void Worker::TakeRequests(Connection* c, uint32_t max_line, size_t max_unsent, uint64_t now_ms) {
+  if (!c->has_unanswered()) {
+    if (!c->ReadOnce(read_buffer_.data(), read_buffer_.size())) return Close(c);
+    connections_->ChargeInput(c);
+    const bool over_budget = connections_->input_bytes() >
+                             tunables_->max_input_memory.load(std::memory_order_relaxed);
+    const uint32_t max_unfinished = over_budget ? config_.readsize : max_line;
+    if (c->ParseLines(max_line, max_unfinished) == 0) {
+      Finish(c);  // part of a line: wait for the rest; the peer's end: close
+      return;
+    }
+    c->NoteActive(now_ms);
   }
-  size_t n = c->ParseLines(max_line);
-  if (n == 0) {
-    Finish(c);  // part of a line: wait for the rest; the peer's end: close
-    return;
-  }
-  c->NoteActive(now_ms);
-  for (size_t k = 0; k < n; ++k) batch_.push_back({c->session(), c->request(k), c->output()});
-  answered_.push_back(c);
+  const size_t first = c->BeginTurn();
+  turn_.push_back({c, batch_.size(), c->parsed() - first});
+  const size_t out_limit = c->OutputLimit(max_unsent);
+  for (size_t k = first; k < c->parsed(); ++k)
+    batch_.push_back({c->session(), c->request(k), c->output(), out_limit, false});
 }
 
 // After a connection's turn, or once its socket may take more: writes what may
@@ -243,8 +259,8 @@ void Worker::Finish(Connection* c) {
     c->WaitForSocket();
     return LetGo(c);
   }
-  if (c->ending()) return Close(c);
-  if (c->AnswersSent() || c->read_more()) {
+  if (c->ending() && !c->has_unanswered()) return Close(c);
+  if (c->AnswersSent() || c->read_more() || c->has_unanswered()) {
     again_.push_back(c);
     return;
   }
@@ -273,28 +289,39 @@ void Worker::ReleaseDurable(Executor* executor) {
   }
 }
 
-// Every request of a turn waited from the turn's reads to its connection's write.
-void Worker::RecordLatency(Connection* c, uint64_t micros) {
-  for (size_t i = 0; i < c->parsed(); ++i) stats_.latency.Add(KindOf(*c->request(i)), micros);
-}
-
+// Accepts what the backlog holds. When descriptors run out, accepting pauses (the
+// listening socket stays unarmed, see Listener::PauseAccept) instead of failing again
+// at once; the clients wait in the backlog meanwhile.
 void Worker::Accept(Executor* executor) {
+  static LogLimit accept_failed;
+  static LogLimit refused;
   for (;;) {
     sockaddr_storage peer{};
     socklen_t peer_len = sizeof peer;
     int fd = accept4(listener_->fd(), reinterpret_cast<sockaddr*>(&peer), &peer_len,
                      SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK)
-        Log(LogLevel::kWarning, "accept on %s port: %s", listener_->name(), std::strerror(errno));
+      const int error = errno;
+      if (error == EINTR || error == ECONNABORTED) continue;
+      if (error == EAGAIN || error == EWOULDBLOCK) break;
+      if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
+        const uint64_t pause_ms = listener_->PauseAccept(NowMs());
+        stats_.accept_pauses.Add();
+        LogLimited(&accept_failed, LogLevel::kWarning,
+                   "accept on %s port: %s; not accepting for %llu ms", listener_->name(),
+                   std::strerror(error), static_cast<unsigned long long>(pause_ms));
+        return;  // armed again by ResumeAcceptIfDue
+      }
+      LogLimited(&accept_failed, LogLevel::kWarning, "accept on %s port: %s", listener_->name(),
+                 std::strerror(error));
       break;
     }
+    listener_->AcceptSucceeded();
     const uint32_t limit = tunables_->max_connections.load(std::memory_order_relaxed);
     if (!connections_->Admit(limit)) {
       stats_.connections_refused.Add();
-      Log(LogLevel::kNotice, "%s port: connection refused, limit of %u reached", listener_->name(),
-          limit);
+      LogLimited(&refused, LogLevel::kNotice, "%s port: connection refused, limit of %u reached",
+                 listener_->name(), limit);
       ::close(fd);
       continue;
     }
@@ -327,9 +354,12 @@ void Worker::SweepConnections(uint64_t now_ms) {
   connections_->ForEachIdle(
       now_ms, [&](uint64_t idle_ms) { return trim(idle_ms) || expire(idle_ms); },
       [&](Connection* c, uint64_t idle_ms) {
-        if (trim(idle_ms)) c->Trim();
-        // A slow reader's answers still leave.
-        if (expire(idle_ms) && !c->HasOutput() && c->End()) {
+        if (trim(idle_ms)) {
+          c->Trim();
+          connections_->ChargeInput(c);
+        }
+        // A slow reader's answers still leave, and its requests are still answered.
+        if (expire(idle_ms) && !c->HasOutput() && !c->has_unanswered() && c->End()) {
           stats_.connections_timed_out.Add();
           ::shutdown(c->fd(), SHUT_RDWR);
         }

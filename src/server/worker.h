@@ -55,12 +55,11 @@ class Worker {
   void AddConnection(int fd, std::string peer, Executor* executor);
   void Own(Connection* c);
   void ServeTurn(Executor* executor, Connection** ready, size_t count);
-  void TakeRequests(Connection* c, uint32_t max_line, uint64_t now_ms);
+  void TakeRequests(Connection* c, uint32_t max_line, size_t max_unsent, uint64_t now_ms);
   void Finish(Connection* c);
   void LetGo(Connection* c);
   void Close(Connection* c);
   void ReleaseDurable(Executor* executor);
-  void RecordLatency(Connection* c, uint64_t micros);
   void SweepConnections(uint64_t now_ms);
   WorkerInfo WithWorker(WorkerInfo info, Listener* listener);
 
@@ -79,7 +78,12 @@ class Worker {
 
   std::vector<char> read_buffer_;          // every read lands here first
   std::vector<BatchItem> batch_;           // reused every turn
-  std::vector<Connection*> answered_;      // connections with answers this turn
+  struct TurnEntry {
+    Connection* connection;
+    size_t first_item;                     // its requests: batch_[first_item, +items)
+    size_t items;
+  };
+  std::vector<TurnEntry> turn_;            // connections with requests this turn
   std::vector<Connection*> holding_;       // this turn's, whose answers wait for durability
   std::vector<Connection*> released_;      // reused by ReleaseDurable
   // Connections this worker owns and serves again next turn: readiness arrived while

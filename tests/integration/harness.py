@@ -10,6 +10,7 @@ write ports it will listen on. Both the original `handlersocket.so` and our
 """
 
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -104,9 +105,10 @@ def mariadbd_environment():
 class MariaDB:
     """A private mariadbd with its own datadir, plugin dir, socket and ports."""
 
-    def __init__(self, plugins=(), extra_args=()):
+    def __init__(self, plugins=(), extra_args=(), open_files=None):
         self.plugins = list(plugins)
         self.extra_args = list(extra_args)
+        self.open_files = open_files  # RLIMIT_NOFILE (soft and hard) of mariadbd, if set
         self.proc = None
         self.base = None            # temp dir holding datadir, plugin dir, socket, logs
         self.sql_port = None
@@ -221,7 +223,14 @@ class MariaDB:
             open(path, "wb").close()
         with open(self.stderr_path, "wb") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                         env=mariadbd_environment())
+                                         env=mariadbd_environment(),
+                                         preexec_fn=self._limit_open_files if self.open_files
+                                         else None)
+
+    def _limit_open_files(self):
+        """In the child, before exec: mariadbd cannot raise its descriptor limit past
+        `open_files`."""
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
     def stop(self, check=True, keep_files=False):
         """SIGTERM, then wait; SIGKILL only as a last resort, which is a failure.

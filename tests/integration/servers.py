@@ -33,8 +33,8 @@ def crash_report(server):
 
 
 @contextlib.contextmanager
-def running_server(plugins, extra_args=()):
-    server = MariaDB(plugins, extra_args).start()
+def running_server(plugins, extra_args=(), open_files=None):
+    server = MariaDB(plugins, extra_args, open_files).start()
     RUNNING.append(server)
     try:
         seed(server)

@@ -29,14 +29,21 @@ class ConnectionTest : public ::testing::Test {
     if (client_ >= 0) ::close(client_);
   }
 
-  // Sends `bytes` from the client and lets the connection read and parse them.
-  size_t Feed(const std::string& bytes, uint32_t max_line = 1024) {
+  // Sends `bytes` from the client and lets the connection read and parse them, as a
+  // turn that answers every request does.
+  size_t Feed(const std::string& bytes, uint32_t max_line = 1024,
+              uint32_t max_unfinished = 1024) {
+    Send(bytes);
+    size_t n = conn_->ParseLines(max_line, max_unfinished);
+    conn_->BeginTurn();
+    conn_->EndTurn(n);
+    conn_->CompactInput();
+    return n;
+  }
+  void Send(const std::string& bytes) {
     EXPECT_EQ(::write(client_, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
     char scratch[4096];
     EXPECT_TRUE(conn_->ReadOnce(scratch, sizeof scratch));
-    size_t n = conn_->ParseLines(max_line);
-    conn_->CompactInput();
-    return n;
   }
 
   WorkerStats stats_;
@@ -75,6 +82,40 @@ TEST_F(ConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_limit)
   ASSERT_EQ(Feed(std::string(40, 'x'), 64), 1u);
   EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
+}
+
+// While the listener's input is over its budget, an unfinished line may take one read
+// at most (max_unfinished); complete lines are parsed as ever.
+TEST_F(ConnectionTest, an_unfinished_line_past_the_listeners_budget_answers_linelen) {
+  Open(false);
+  ASSERT_EQ(Feed("0\t=\t1\t5\n" + std::string(40, 'x'), 1024, 32), 2u);
+  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
+  EXPECT_EQ(conn_->request(1)->error, Status::BadRequest("linelen"));
+  EXPECT_TRUE(conn_->ending());
+  EXPECT_EQ(stats_.connections_input_limited.Get(), 1u);
+}
+
+// Requests the executor deferred stay parsed, in order, and no input is compacted
+// (their tokens point into it) until every one has its answer.
+TEST_F(ConnectionTest, deferred_requests_wait_parsed_for_a_later_turn) {
+  Open(false);
+  Send("0\t=\t1\t5\n0\t=\t1\t6\n0\t=\t1\t7\n");
+  ASSERT_EQ(conn_->ParseLines(1024, 1024), 3u);
+  EXPECT_EQ(conn_->BeginTurn(), 0u);
+  conn_->output()->append("0\t1\t5\n");
+  conn_->EndTurn(1);
+  EXPECT_TRUE(conn_->has_unanswered());
+  conn_->CompactInput();
+  conn_->Trim();
+  EXPECT_EQ(conn_->BeginTurn(), 1u);
+  EXPECT_EQ(conn_->answers_begin(), 6u);
+  EXPECT_EQ(conn_->request(1)->key[0].view(), "6");
+  EXPECT_EQ(conn_->request(2)->key[0].view(), "7");
+  conn_->EndTurn(2);
+  EXPECT_FALSE(conn_->has_unanswered());
+  conn_->CompactInput();
+  ASSERT_EQ(Feed("0\t=\t1\t8\n"), 1u);  // the next turn reads and parses anew
+  EXPECT_EQ(conn_->request(0)->key[0].view(), "8");
 }
 
 TEST_F(ConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
@@ -157,7 +198,7 @@ TEST_F(ConnectionTest, the_peer_closing_its_side_ends_the_connection) {
   char scratch[64];
   ASSERT_TRUE(conn_->ReadOnce(scratch, sizeof scratch));
   EXPECT_TRUE(conn_->ending());
-  EXPECT_EQ(conn_->ParseLines(1024), 0u);
+  EXPECT_EQ(conn_->ParseLines(1024, 1024), 0u);
 }
 
 // Answers of a batch that is committed but not yet durable stay in the buffer, and
