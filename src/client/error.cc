@@ -1,4 +1,5 @@
-// Error texts: the wire error messages of PROTOCOL.md explained in words.
+// Error texts: the wire's error messages explained in words (the words' meanings
+// come from the protocol layer's vocabulary, wire_errors.h; numbers from here).
 //
 // Called by Error::ToString and by rowsocket-cli, which prints the explanation next
 // to the wire code ("2 1 kpnum (more key values than the index has key parts)").
@@ -9,6 +10,7 @@
 
 #include "rowsocket/batch.h"
 #include "rowsocket/result.h"
+#include "protocol/wire_errors.h"
 
 namespace rowsocket {
 namespace client {
@@ -20,35 +22,8 @@ struct Explained {
   const char* words;
 };
 
-// Code 2: the request is wrong.
-constexpr Explained kRequestErrors[] = {
-    {"cmd", "unknown command: a request starts with P, A or an index id"},
-    {"syntax", "malformed request (missing or extra tokens, or a bad number)"},
-    {"notimpl", "not implemented by this server"},
-    {"readonly", "writes are refused on the read-only listener; use the write port"},
-    {"stmtnum", "index id not opened on this connection, or above rowsocket_max_open_indexes"},
-    {"idxnum", "no index of that name on the table"},
-    {"tblnum", "bad table"},
-    {"kpnum", "more key values than the index has key parts"},
-    {"klen", "a key value is too long for its key part"},
-    {"fld", "unknown column, or more values than opened columns"},
-    {"op", "unknown operator (find: = > >= < <=; filter: = != < <= > >=)"},
-    {"modop", "bad modify: unknown operation, too many values, or +/- on a non-numeric column"},
-    {"filtertype", "filter type must be F (skip) or W (stop)"},
-    {"filterfld", "filter column number beyond the opened filter columns"},
-    {"filterblob", "filters cannot compare BLOB or TEXT columns"},
-    {"invalueslen", "fewer IN values than announced"},
-    {"linelen", "request line longer than rowsocket_max_line_length; the server closed the "
-                "connection"},
-    {"forbidden", "system schemas cannot be opened (see rowsocket_allowed_system_schemas)"},
-};
-
-// Code 1: the table or the storage engine failed.
-constexpr Explained kStorageErrors[] = {
-    {"open_table", "the table does not exist or cannot be opened"},
-    {"lock_tables", "the table could not be locked"},
-    {"commit", "the transaction could not be committed"},
-    {"default", "a column default could not be computed"},
+// Code 1 with a number: the storage engine's or SQL's own error.
+constexpr Explained kEngineErrors[] = {
     {"120", "row not found"},
     {"121", "duplicate key"},
     {"122", "internal storage engine error"},
@@ -71,12 +46,14 @@ constexpr Explained kStorageErrors[] = {
     {"167", "auto-increment value out of range"},
     {"189", "the disk is full"},
     {"1048", "NULL given for a NOT NULL column"},
-};
-
-// Code 3: authentication.
-constexpr Explained kAuthErrors[] = {
-    {"unauth", "not authenticated: wrong or missing secret (A 1 <secret>, --secret)"},
-    {"authtype", "unknown authentication type (only 1, the plain secret, exists)"},
+    {"1264", "a value out of its column's range (strict sql_mode)"},
+    {"1290", "writes are refused while the server runs with read_only"},
+    {"1292", "a value that is not a number or date where one is needed (strict sql_mode)"},
+    {"1366", "a value that is not a number for a numeric column (strict sql_mode)"},
+    {"1406", "a value too long for its column (strict sql_mode)"},
+    {"1690", "the result of + or - is out of range"},
+    {"1906", "generated and period columns take no values"},
+    {"4025", "a CHECK constraint refused the row"},
 };
 
 template <size_t N>
@@ -90,19 +67,14 @@ std::string_view Lookup(const Explained (&table)[N], std::string_view message) {
 }  // namespace
 
 std::string_view ExplainServerError(int code, std::string_view message) {
-  switch (code) {
-    case 1: {
-      std::string_view words = Lookup(kStorageErrors, message);
-      if (words.empty() && !message.empty() && message.find_first_not_of("0123456789") ==
-                                                    std::string_view::npos) {
-        return "storage engine error (a handler error number, see my_base.h / perror)";
-      }
-      return words;
-    }
-    case 2: return Lookup(kRequestErrors, message);
-    case 3: return Lookup(kAuthErrors, message);
-    default: return {};
+  std::string_view words = MeaningOf(code, message);
+  if (!words.empty() || code != 1) return words;
+  words = Lookup(kEngineErrors, message);
+  if (words.empty() && !message.empty() &&
+      message.find_first_not_of("0123456789") == std::string_view::npos) {
+    return "storage engine or SQL error number (see perror)";
   }
+  return words;
 }
 
 std::string_view Error::explanation() const {

@@ -1,10 +1,11 @@
 // EngineExecutor: the batch flow — prepare, lock, run, commit, answer.
-// Runs on a worker thread. The request kinds themselves are in find.cc.
+// Runs on a worker thread. The requests that touch rows are in row_requests.cc.
 #include "engine/executor.h"
 
 #include <chrono>
 
 #include "engine/request_check.h"
+#include "protocol/wire_errors.h"
 #include "server/clock.h"
 #include "server/log.h"
 
@@ -48,6 +49,7 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       stats_(info.stats),
       thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker"),
       tables_(thread_.thd(), !info.read_only),
+      rows_(thread_.thd(), options.tunables),
       shared_flusher_(info.read_only ? nullptr : flusher) {
   if (thread_.ok()) ApplyLockWaitTimeout(NowMs(), false);
 }
@@ -113,7 +115,7 @@ uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
     // A table of the batch stayed locked (LOCK TABLES, DDL) for the whole lock wait:
     // the connections whose tables are free must not fail with it. They run again
     // on their own, without waiting; the others answer the lock error at once.
-    for (size_t i = count; i-- > 0;) items[i].out->resize(marks_[i]);
+    for (size_t i = count; i-- > 0;) ResponseWriter(items[i].out).Truncate(marks_[i]);
     THD* thd = thread_.thd();
     const ulong wait = thd->variables.lock_wait_timeout;
     thd->variables.lock_wait_timeout = 0;
@@ -142,8 +144,8 @@ void EngineExecutor::RunEachConnection(BatchItem* items, size_t count) {
 
 uint64_t EngineExecutor::Durable() { return flusher_ != nullptr ? flusher_->Durable() : 0; }
 
-// Commits the group's transaction; true on failure, like trans_commit_stmt. A
-// transaction only InnoDB wrote, with no binary log taking part, commits in memory
+// Commits the group's transaction; false if the commit failed. A transaction
+// only InnoDB wrote, with no binary log taking part, commits in memory
 // first (the engine's commit_ordered step, as the binary log's group commit calls
 // it), which leaves the log flush to the caller: the log flusher does it, and the
 // batch's answers wait for it (see log_flusher.h).
@@ -151,7 +153,7 @@ bool EngineExecutor::Commit() {
   THD* thd = thread_.thd();
   handlerton* engine = FlushDeferrable();  // InnoDB, the flusher's one engine
   if (engine != nullptr && flusher_ == nullptr) flusher_ = shared_flusher_->Get(engine);
-  if (engine == nullptr || flusher_ == nullptr) return trans_commit_stmt(thd);
+  if (engine == nullptr || flusher_ == nullptr) return !trans_commit_stmt(thd);
   // The commit blocker ha_commit_trans takes (FLUSH TABLES WITH READ LOCK and BACKUP
   // STAGE BLOCK_COMMIT hold commits back), taken here because the commit starts here;
   // ha_commit_trans finds it held and leaves it to us.
@@ -162,7 +164,7 @@ bool EngineExecutor::Commit() {
     thd->clear_error();
     trans_rollback_stmt(thd);
     trans_rollback_implicit(thd);
-    return true;
+    return false;
   }
   thd->backup_commit_lock = &backup;
   engine->commit_ordered(engine, thd, false);
@@ -170,7 +172,7 @@ bool EngineExecutor::Commit() {
   thd->backup_commit_lock = nullptr;
   thd->mdl_context.release_lock(backup.ticket);
   flush_left_ = true;
-  return failed;
+  return !failed;
 }
 
 // The engine whose commit may leave its flush to the log flusher: the transaction's
@@ -201,7 +203,7 @@ bool EngineExecutor::RunWithRetry(BatchItem* items, size_t begin, size_t end) {
   for (int attempt = 1;; ++attempt) {
     if (RunGroup(items, begin, end)) return true;
     stats_->rollbacks.Add();
-    for (size_t i = end; i-- > begin;) items[i].out->resize(marks_[i]);
+    for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
     Log(LogLevel::kNotice, "%zu write requests rolled back by a deadlock (try %d of %d)",
         end - begin, attempt, kGroupAttempts);
     if (attempt == kGroupAttempts) return false;
@@ -253,7 +255,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
   }
   s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
-  if (s.ok()) s = CheckRequest(r, oi);
+  if (s.ok()) s = CheckRequest(item.request, oi);
   if (!s.ok()) {
     step.answered = true;
     step.status = s;
@@ -266,8 +268,8 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
 
 Status EngineExecutor::OpenIndexRequest(EngineSession* session, const Request& r) {
   if (r.index_id >= options_.tunables->max_open_indexes.load(std::memory_order_relaxed))
-    return Status::BadRequest("stmtnum");
-  if (!SchemaAllowed(r.db)) return Status::BadRequest("forbidden");
+    return ErrorStatus(WireError::kStmtNum);
+  if (!SchemaAllowed(r.db)) return ErrorStatus(WireError::kForbidden);
   auto binding = std::make_unique<IndexBinding>();
   binding->db = r.db;
   binding->table = r.table;
@@ -288,7 +290,7 @@ Status EngineExecutor::OpenIndexRequest(EngineSession* session, const Request& r
 OpenIndex* EngineExecutor::Opened(EngineSession* session, uint32_t id, Status* status) {
   IndexBinding* b = session->Find(id);
   if (b == nullptr) {
-    *status = Status::BadRequest("stmtnum");
+    *status = ErrorStatus(WireError::kStmtNum);
     return nullptr;
   }
   return OpenedHere(b, status);
@@ -357,13 +359,13 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       marks_[i] = items[i].out->size();
       if (lock_failed && steps_[i].index) {
-        ResponseWriter(items[i].out).Error(Status::Storage("lock_tables"));
+        ResponseWriter(items[i].out).Error(ErrorStatus(WireError::kLockTables));
       } else {
         Answer(items[i], steps_[i]);
       }
     }
   }
-  for (TableEntry* e : locked_entries_) EndScan(e);
+  for (TableEntry* e : locked_entries_) RowRequests::EndScan(e);
   if (lock != nullptr) {
     if (!info_.read_only) EndWriteStatement();
     bool rolled_back = thd->transaction_rollback_request;
@@ -372,12 +374,13 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       // too (this also clears the rollback request, so the retry can commit).
       trans_rollback_stmt(thd);
       trans_rollback_implicit(thd);
-    } else if (Commit()) {
+    } else if (!Commit()) {
       // The commit failed: nothing the group wrote is durable. Say so.
       Log(LogLevel::kError, "commit failed; answering %zu requests with errors", end - begin);
-      for (size_t i = end; i-- > begin;) items[i].out->resize(marks_[i]);
+      for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
       for (size_t i = begin; i < end; ++i)
-        ResponseWriter(items[i].out).Error(steps_[i].index ? Status::Storage("commit") : steps_[i].status);
+        ResponseWriter(items[i].out)
+            .Error(steps_[i].index ? ErrorStatus(WireError::kCommit) : steps_[i].status);
       thd->clear_error();
     } else if (!info_.read_only) {
       stats_->commits.Add();
@@ -434,20 +437,25 @@ void EngineExecutor::InvalidateQueryCache() {
 }
 
 void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
-  const size_t start = item.out->size();
   ResponseWriter w(item.out);
   const Request& r = *item.request;
+  RowResult result;
   if (step.answered) {
+    result.status = step.status;
     w.Result(step.status);
   } else if (thread_.thd()->killed != NOT_KILLED) {
     // KILL of this worker's process-list id: the rest of its batch does not run.
-    w.Error(Status::Storage("killed"));
-  } else if (r.type == RequestType::kInsert) {
-    Insert(r, step.index, &w);
+    result.status = ErrorStatus(WireError::kKilled);
+    w.Error(result.status);
   } else {
-    Find(r, step.index, &w);
+    // Each write is a statement of its own time, as in SQL: ON UPDATE values and
+    // the periods of versioned rows change from one to the next (a row two requests
+    // of a batch change keeps its middle version as history).
+    if (r.IsWrite()) thread_.thd()->set_time();
+    result = r.type == RequestType::kInsert ? rows_.Insert(r, step.index, &w)
+                                            : rows_.Find(r, step.index, &w);
   }
-  CountAnswer((*item.out)[start]);
+  CountResult(r, result);
 }
 
 void EngineExecutor::CountRequest(const Request& r) {
@@ -462,13 +470,23 @@ void EngineExecutor::CountRequest(const Request& r) {
   }
 }
 
-void EngineExecutor::CountAnswer(char code) {
-  switch (code) {
-    case '1': stats_->errors_storage.Add(); break;
-    case '2': stats_->errors_request.Add(); break;
-    case '3': stats_->errors_auth.Add(); break;
-    default: break;
+void EngineExecutor::CountResult(const Request& r, const RowResult& result) {
+  switch (result.status.code()) {
+    case Status::kOk: break;
+    case Status::kStorage: stats_->errors_storage.Add(); break;
+    case Status::kBadRequest: stats_->errors_request.Add(); break;
+    case Status::kUnauthorized: stats_->errors_auth.Add(); break;
   }
+  if (result.engine_error == HA_ERR_LOCK_WAIT_TIMEOUT) stats_->lock_wait_timeouts.Add();
+  if (result.engine_error == HA_ERR_LOCK_DEADLOCK) stats_->deadlocks.Add();
+  if (!result.status.ok()) return;
+  stats_->rows_read.Add(result.rows_read);
+  if (r.type == RequestType::kInsert)
+    stats_->rows_inserted.Add(result.rows_changed);
+  else if (r.modify == ModifyOp::kDelete)
+    stats_->rows_deleted.Add(result.rows_changed);
+  else if (r.modify != ModifyOp::kNone)
+    stats_->rows_updated.Add(result.rows_changed);
 }
 
 namespace {

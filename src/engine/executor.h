@@ -21,7 +21,7 @@
 #include "engine/server_headers.h"
 #include "engine/log_flusher.h"
 #include "engine/open_index.h"
-#include "engine/row_undo.h"
+#include "engine/row_requests.h"
 #include "engine/server_thread.h"
 #include "engine/table_cache.h"
 #include "protocol/response.h"
@@ -77,16 +77,8 @@ class EngineExecutor : public Executor {
   void InvalidateQueryCache();
   void Answer(const BatchItem& item, const Step& step);
   void CountRequest(const Request& r);
-  void CountAnswer(char code);
-  void CountEngineError(int error);
+  void CountResult(const Request& r, const RowResult& result);
   void ApplyLockWaitTimeout(uint64_t now_ms, bool before_batch);
-  int BeginScan(OpenIndex* oi, bool all_columns);
-  void EndScan(TableEntry* entry);
-
-  void Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
-  void Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
-  int ModifyRow(const Request& r, OpenIndex* oi, bool* changed);
-  int ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed);
 
   const WorkerInfo info_;
   const EngineOptions options_;
@@ -103,9 +95,7 @@ class EngineExecutor : public Executor {
   uint64_t batch_start_ms_ = 0;             // steady clock, when Execute began
   uint32_t applied_lock_wait_timeout_ = 0;  // 0: not applied yet
   uint64_t last_lock_wait_attempt_ms_ = 0;
-  String scratch_;
-  std::string deferred_rows_;  // row positions of a find-and-modify done in two phases
-  RowUndo undo_;               // rows the running find-and-modify has changed
+  RowRequests rows_;
   SharedLogFlusher* shared_flusher_;  // null for reads
   LogFlusher* flusher_ = nullptr;     // once a commit has left its flush to it
   bool flush_left_ = false;           // the running batch's commits did

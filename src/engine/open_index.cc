@@ -2,6 +2,8 @@
 // Runs on a worker thread.
 #include "engine/open_index.h"
 
+#include "protocol/wire_errors.h"
+
 namespace rowsocket {
 namespace {
 
@@ -29,6 +31,23 @@ bool Readable(const KEY& key) {
   return !(key.flags & (HA_FULLTEXT | HA_SPATIAL)) && key.algorithm != HA_KEY_ALG_LONG_HASH;
 }
 
+// Adds to `columns` the columns each virtual column in it is computed from (until
+// nothing more changes: a virtual column may read another), so that a find that
+// answers a virtual column reads what it needs.
+void AddBaseColumns(TABLE* table, MY_BITMAP* columns) {
+  if (table->vfield == nullptr) return;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (Field** vf = table->vfield; *vf; ++vf) {
+      Field* f = *vf;
+      if (f->stored_in_db() || !bitmap_is_set(columns, f->field_index)) continue;
+      const uint before = bitmap_bits_set(columns);
+      f->vcol_info->expr->walk(&Item::register_field_in_bitmap, 1, columns);
+      grew |= bitmap_bits_set(columns) != before;
+    }
+  }
+}
+
 }  // namespace
 
 OpenIndex::OpenIndex(TableEntry* entry, std::string_view index, std::string_view columns,
@@ -54,7 +73,7 @@ Status OpenIndex::ResolveNames() {
   // original plugin's own tests do). A name no index has that is a decimal number
   // is the key's position in the table, as the original plugin reads it.
   if (index_name_ == "PRIMARY" || index_name_.empty()) {
-    if (share->primary_key >= MAX_KEY) return Status::BadRequest("idxnum");
+    if (share->primary_key >= MAX_KEY) return ErrorStatus(WireError::kIdxNum);
     key_number_ = share->primary_key;
   } else {
     uint k = 0;
@@ -66,11 +85,11 @@ Status OpenIndex::ResolveNames() {
         index_name_.find_first_not_of("0123456789") == std::string::npos)
       k = std::min<uint>(static_cast<uint>(std::strtoul(index_name_.c_str(), nullptr, 10)),
                          share->keys);
-    if (k == share->keys) return Status::BadRequest("idxnum");
+    if (k == share->keys) return ErrorStatus(WireError::kIdxNum);
     key_number_ = k;
   }
 
-  if (!Readable(table->key_info[key_number_])) return Status::BadRequest("idxtype");
+  if (!Readable(table->key_info[key_number_])) return ErrorStatus(WireError::kIdxType);
   const KEY& k = table->key_info[key_number_];
   first_prefix_part_ = 0;
   while (first_prefix_part_ < k.user_defined_key_parts &&
@@ -80,18 +99,18 @@ Status OpenIndex::ResolveNames() {
   // A column may be listed twice, but no list may be longer than the table is wide:
   // every listed column costs memory in each answer row.
   if (column_names_.size() > share->fields || filter_names_.size() > share->fields)
-    return Status::BadRequest("fld");
+    return ErrorStatus(WireError::kFld);
 
   columns_.clear();
   for (const std::string& name : column_names_) {
     Field* f = FindField(table, name);
-    if (f == nullptr) return Status::BadRequest("fld");
+    if (f == nullptr) return ErrorStatus(WireError::kFld);
     columns_.push_back(f);
   }
   filter_columns_.clear();
   for (const std::string& name : filter_names_) {
     Field* f = FindField(table, name);
-    if (f == nullptr) return Status::BadRequest("fld");
+    if (f == nullptr) return ErrorStatus(WireError::kFld);
     filter_columns_.push_back(f);
   }
 
@@ -105,6 +124,7 @@ Status OpenIndex::ResolveNames() {
   // A system-versioned table keeps old versions of rows beside the current ones;
   // a find reads the end of each row's period to skip the old ones.
   if (table->versioned()) bitmap_set_bit(&read_set_, table->vers_end_field()->field_index);
+  AddBaseColumns(table, &read_set_);
 
   FindChangedKeys();
   return Status::OK();

@@ -15,16 +15,18 @@ namespace rowsocket {
 // OK, or the answer the request gets instead of running:
 //   kpnum      more key values than the index has parts, or IN on a part not given;
 //   filterfld  a filter on a filter column the index was not opened with;
-//   filterblob a filter on a BLOB/TEXT column;
-//   modop      more modify values than columns, or + / - on a column that is not a
-//              number;
+//   filterblob a filter comparing a BLOB/TEXT column with a value (NULL is fine);
+//   modop      + / - on a column that holds neither numbers nor text;
 //   idxop      an operation the index cannot do (a range, or a partial key, on a
-//              HASH index);
-//   fld        an insert with more values than columns;
+//              HASH index; `<=` on a partitioned table, whose handler returns the
+//              rows of a backward scan from an existing key out of order);
 //   1906       (SQL's ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN) a write to a
 //              generated or system-versioning column, which SQL refuses too;
 //   triggers   (code 1) a write to a table with triggers: SQL would run them, and
 //              rowsocket cannot, so it changes nothing rather than skip them.
-Status CheckRequest(const Request& r, OpenIndex* oi);
+// Values past the index's columns (an insert's or a modify's) are dropped from `r`,
+// as the original plugin drops them: every later step may rely on one value per
+// column at most.
+Status CheckRequest(Request* r, OpenIndex* oi);
 
 }  // namespace rowsocket

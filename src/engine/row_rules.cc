@@ -91,6 +91,23 @@ int ApplyArithmetic(THD* thd, Field* f, const Value& delta, bool subtract,
       f->store_decimal(&updated);
       return thd->is_error() ? TakeServerError(thd, ER_WARN_DATA_OUT_OF_RANGE) : 0;
     }
+    case STRING_RESULT: {
+      // Text holding a number counts by its integer value, as in the original
+      // plugin ('1.5' + 3 is 4), and takes the result as text. Text that is no
+      // number at all is refused in strict mode, as SQL's `v + 3` refuses it.
+      f->val_real();
+      if (thd->is_error()) return TakeServerError(thd, ER_TRUNCATED_WRONG_VALUE);
+      const bool strict = thd->abort_on_warning;
+      thd->abort_on_warning = false;  // '1.5' is a number: its integer part counts
+      const __int128 old = f->val_int();
+      thd->abort_on_warning = strict;
+      const __int128 updated = subtract ? old - IntegerDelta(delta) : old + IntegerDelta(delta);
+      if (subtract && (old >= 0) != (updated >= 0)) {
+        *outcome = Arithmetic::kLeftAlone;
+        return 0;
+      }
+      return StoreInteger(thd, f, updated);
+    }
     default: {
       std::string text(delta.view());
       const double d = std::strtod(text.c_str(), nullptr);

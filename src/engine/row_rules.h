@@ -49,9 +49,10 @@ int StoreWrittenValue(THD* thd, Field* field, const Value& value);
 
 // What `+` / `-` did to one column.
 enum class Arithmetic { kDone, kLeftAlone };
-// Adds (or subtracts) `delta` to the numeric `field` of record[0]. A `-` that would
-// take a value across zero leaves the row alone (the protocol's rule); a NULL stays
-// NULL. Returns 0 with *outcome set, or an SQL error.
+// Adds (or subtracts) `delta` to the numeric `field` of record[0] (or to the
+// integer value of a text column). A `-` that would take a value across zero
+// leaves the row alone (the protocol's rule); a NULL stays NULL. Returns 0 with
+// *outcome set, or an SQL error.
 int ApplyArithmetic(THD* thd, Field* field, const Value& delta, bool subtract,
                     Arithmetic* outcome);
 

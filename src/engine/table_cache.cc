@@ -3,6 +3,7 @@
 // closing them when DDL needs them. Runs on a worker thread, between batches.
 #include "engine/table_cache.h"
 
+#include "protocol/wire_errors.h"
 #include "server/log.h"
 
 namespace rowsocket {
@@ -21,7 +22,7 @@ bool ImpossibleName(std::string_view name) {
 
 TableEntry* TableCache::Get(std::string_view db, std::string_view name, Status* status) {
   if (ImpossibleName(db) || ImpossibleName(name)) {
-    *status = Status::Storage("open_table");
+    *status = ErrorStatus(WireError::kOpenTable);
     return nullptr;
   }
   std::string key;
@@ -54,7 +55,7 @@ Status TableCache::Open(TableEntry* entry) {
   std::string key = entry->db;
   key.push_back('\0');
   key.append(entry->name);
-  if (lock_timed_out_.count(key) != 0) return Status::Storage("open_table");
+  if (lock_timed_out_.count(key) != 0) return ErrorStatus(WireError::kOpenTable);
   MakeRoom();
   LEX_CSTRING db{entry->db.c_str(), entry->db.size()};
   LEX_CSTRING name{entry->name.c_str(), entry->name.size()};
@@ -83,7 +84,7 @@ Status TableCache::Open(TableEntry* entry) {
     thd_->mdl_context.rollback_to_savepoint(savepoint);
     thd_->set_open_tables(saved_open_tables);
     thd_->clear_error();
-    return Status::Storage("open_table");
+    return ErrorStatus(WireError::kOpenTable);
   }
   TABLE* table = tl.table;
   thd_->set_open_tables(saved_open_tables);

@@ -7,20 +7,21 @@
 // decoded in place, so parsing copies no bytes and allocates only when a Request's
 // vectors must grow past their largest shape so far.
 //
-// Every way a line can be malformed is a ParseError; MessageFor() is the one table
-// that maps them onto the wire messages.
+// Every way a line can be malformed is a ParseError; ErrorFor() is the one table
+// that maps them onto the wire's errors (wire_errors.h).
 #include "protocol/request.h"
 
 #include <cstring>
 
 #include "protocol/codec.h"
+#include "protocol/wire_errors.h"
 
 namespace rowsocket {
 
 namespace {
 
 // What is wrong with a line. Finer-grained than the wire messages, so that each
-// case can be mapped on its own in MessageFor().
+// case can be mapped on its own in ErrorFor().
 enum class ParseError : uint8_t {
   kNone,
   kUnknownCommand,      // first token is not P, A, or a decimal index id
@@ -44,31 +45,31 @@ enum class ParseError : uint8_t {
   kInsertValueCount,    // insert with more or fewer values than the count says
 };
 
-// The wire message (code 2) for each ParseError. Adjust here, and only here.
-std::string_view MessageFor(ParseError error) {
+// The wire error for each ParseError. Adjust here, and only here.
+WireError ErrorFor(ParseError error) {
   switch (error) {
-    case ParseError::kNone:              return {};
-    case ParseError::kUnknownCommand:    return "cmd";
-    case ParseError::kBadIndexId:        return "stmtnum";
-    case ParseError::kOpenIndexArity:    return "syntax";
-    case ParseError::kAuthArity:         return "authtype";
-    case ParseError::kMissingOp:         return "op";
-    case ParseError::kBadFindOp:         return "op";
-    case ParseError::kBadKeyCount:       return "klen";
-    case ParseError::kMissingKeyValues:  return "klen";
-    case ParseError::kBadLimit:          return "syntax";
-    case ParseError::kBadOffset:         return "syntax";
-    case ParseError::kBadInHeader:       return "invalueslen";
-    case ParseError::kMissingInValues:   return "invalueslen";
-    case ParseError::kShortFilter:       return "syntax";
-    case ParseError::kBadFilterOp:       return "op";
-    case ParseError::kBadFilterColumn:   return "syntax";
-    case ParseError::kBadFilterType:     return "filtertype";
-    case ParseError::kBadModifyOp:       return "modop";
-    case ParseError::kBadInsertCount:    return "klen";
-    case ParseError::kInsertValueCount:  return "klen";
+    case ParseError::kNone:              break;
+    case ParseError::kUnknownCommand:    return WireError::kCmd;
+    case ParseError::kBadIndexId:        return WireError::kStmtNum;
+    case ParseError::kOpenIndexArity:    return WireError::kSyntax;
+    case ParseError::kAuthArity:         return WireError::kAuthType;
+    case ParseError::kMissingOp:         return WireError::kOp;
+    case ParseError::kBadFindOp:         return WireError::kOp;
+    case ParseError::kBadKeyCount:       return WireError::kKlen;
+    case ParseError::kMissingKeyValues:  return WireError::kKlen;
+    case ParseError::kBadLimit:          return WireError::kSyntax;
+    case ParseError::kBadOffset:         return WireError::kSyntax;
+    case ParseError::kBadInHeader:       return WireError::kInValuesLen;
+    case ParseError::kMissingInValues:   return WireError::kInValuesLen;
+    case ParseError::kShortFilter:       return WireError::kSyntax;
+    case ParseError::kBadFilterOp:       return WireError::kOp;
+    case ParseError::kBadFilterColumn:   return WireError::kSyntax;
+    case ParseError::kBadFilterType:     return WireError::kFilterType;
+    case ParseError::kBadModifyOp:       return WireError::kModOp;
+    case ParseError::kBadInsertCount:    return WireError::kKlen;
+    case ParseError::kInsertValueCount:  return WireError::kKlen;
   }
-  return "syntax";
+  return WireError::kSyntax;
 }
 
 // One raw token: a slice of the line, not yet decoded.
@@ -395,9 +396,8 @@ void ParseRequest(char* line, size_t size, Request* out) {
   const ParseError error = Parser(line, size, out).Parse();
   if (error != ParseError::kNone) {
     out->type = RequestType::kInvalid;
-    // A bare `A` is an authentication failure (code 3), as for any bad type.
-    out->error = error == ParseError::kAuthArity ? Status::Unauthorized(MessageFor(error))
-                                                 : Status::BadRequest(MessageFor(error));
+    // (A bare `A` is an authentication failure, code 3, as for any bad type.)
+    out->error = ErrorStatus(ErrorFor(error));
   }
 }
 

@@ -29,6 +29,8 @@ class Status {
   static Status BadRequest(std::string_view message) { return Status(kBadRequest, message); }
   // Code 3: authentication ("unauth", "authtype").
   static Status Unauthorized(std::string_view message) { return Status(kUnauthorized, message); }
+  // Any class (see wire_errors.h for the words).
+  static Status Of(Code code, std::string_view message) { return Status(code, message); }
 
   bool ok() const { return code_ == kOk; }
   Code code() const { return code_; }

@@ -69,12 +69,6 @@ REGTEST_DIFFERENCES = {
         "an insert that names its AUTO_INCREMENT value answers that value, as "
         "mysql_insert_id() does after the same SQL INSERT; the original answers 0",
         expected=explicit_auto_increment_id),
-    "11": RegtestDifference(
-        "+ and - on a VARCHAR column that holds a number: the original adds to its "
-        "integer value, rowsocket answers modop; to be fixed", pending=True),
-    "19": RegtestDifference(
-        "a filter with a NULL value on a BLOB/TEXT column: the original compares (NULL "
-        "is below every value), rowsocket answers filterblob; to be fixed", pending=True),
 }
 
 

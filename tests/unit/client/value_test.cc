@@ -114,10 +114,12 @@ TEST(Error, server_error_prints_code_message_and_explanation) {
 TEST(Error, every_documented_wire_message_is_explained) {
   for (const char* m : {"cmd", "syntax", "notimpl", "readonly", "stmtnum", "idxnum", "tblnum",
                         "kpnum", "klen", "fld", "op", "modop", "filtertype", "filterfld",
-                        "filterblob", "invalueslen", "linelen", "forbidden"}) {
+                        "filterblob", "invalueslen", "linelen", "forbidden", "idxtype",
+                        "idxop", "answersize", "rowsexamined"}) {
     EXPECT_FALSE(ExplainServerError(2, m).empty()) << m;
   }
-  for (const char* m : {"open_table", "lock_tables", "121", "1048"}) {
+  for (const char* m : {"open_table", "lock_tables", "triggers", "killed", "121", "1048",
+                        "4025"}) {
     EXPECT_FALSE(ExplainServerError(1, m).empty()) << m;
   }
   EXPECT_FALSE(ExplainServerError(1, "9999").empty());  // any engine error number

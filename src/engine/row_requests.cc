@@ -1,0 +1,431 @@
+// RowRequests: finds, find-and-modify and inserts through the handler API (see
+// row_requests.h). Runs on a worker thread inside a batch.
+#include "engine/row_requests.h"
+
+#include "engine/row_io.h"
+#include "engine/row_rules.h"
+#include "protocol/wire_errors.h"
+#include "server/log.h"
+
+namespace rowsocket {
+namespace {
+
+// Where a scan starts. `<=` starts at the last row equal to the key, as the
+// server's own descending range reads do.
+ha_rkey_function ReadFlag(FindOp op) {
+  switch (op) {
+    case FindOp::kEq: return HA_READ_KEY_EXACT;
+    case FindOp::kGe: return HA_READ_KEY_OR_NEXT;
+    case FindOp::kGt: return HA_READ_AFTER_KEY;
+    case FindOp::kLe: return HA_READ_PREFIX_LAST_OR_PREV;
+    case FindOp::kLt: return HA_READ_BEFORE_KEY;
+  }
+  return HA_READ_KEY_EXACT;
+}
+
+bool FilterHolds(CompareOp op, int cmp) {
+  switch (op) {
+    case CompareOp::kEq: return cmp == 0;
+    case CompareOp::kNe: return cmp != 0;
+    case CompareOp::kLt: return cmp < 0;
+    case CompareOp::kLe: return cmp <= 0;
+    case CompareOp::kGt: return cmp > 0;
+    case CompareOp::kGe: return cmp >= 0;
+  }
+  return false;
+}
+
+enum class RowVerdict { kTake, kSkip, kStop };
+
+// Whether a row whose key, compared part by part with the request's key, gives
+// `cmp` lies where `op` looks.
+bool KeyHolds(FindOp op, int cmp) {
+  switch (op) {
+    case FindOp::kEq: return cmp == 0;
+    case FindOp::kGe: return cmp >= 0;
+    case FindOp::kGt: return cmp > 0;
+    case FindOp::kLe: return cmp <= 0;
+    case FindOp::kLt: return cmp < 0;
+  }
+  return false;
+}
+
+// The row's whole values of the first `nparts` key parts against the request's key
+// stored `offset` bytes away, in index order (a DESC part compares reversed).
+int CompareKeyToStored(const KEY* key, size_t nparts, my_ptrdiff_t offset) {
+  for (size_t i = 0; i < nparts; ++i) {
+    const KEY_PART_INFO& part = key->key_part[i];
+    int cmp = CompareFieldToStored(WholeColumn(part), offset);
+    if (cmp != 0) return (part.key_part_flag & HA_REVERSE_SORT) ? -cmp : cmp;
+  }
+  return 0;
+}
+
+}  // namespace
+
+// How a find scans its index: computed once per request.
+struct RowRequests::ScanPlan {
+  ScanPlan(const Request& r, OpenIndex* oi) {
+    TABLE* table = oi->table();
+    KEY* key = oi->key();
+    nparts = r.key.size();
+    keypart_map = (key_part_map{1} << nparts) - 1;
+    key_len = KeyLength(key, nparts);
+    bool key_nullable = false;
+    for (size_t i = 0; i < nparts; ++i) key_nullable |= key->key_part[i].null_bit != 0;
+    single_row = r.op == FindOp::kEq && nparts == key->user_defined_key_parts &&
+                 (key->flags & HA_NOSAME) && !key_nullable;
+    one_row = single_row && !r.has_in;
+    flag = ReadFlag(r.op);
+    recheck_key = oi->HasPrefixPart(nparts);
+    key_offset = oi->key_record() - table->record[0];
+    filter_offset = oi->filter_record() - table->record[0];
+  }
+
+  size_t nparts;                 // key parts given
+  key_part_map keypart_map;
+  uint key_len;                  // bytes of their key image
+  // An exact lookup on a whole unique key finds at most one row per key; without
+  // an IN list, at most one row in all.
+  bool single_row;
+  bool one_row;
+  ha_rkey_function flag;
+  // An index that keeps only a prefix of a column finds every row that shares the
+  // prefix; the whole values decide, as SQL's WHERE does. The request's key is kept
+  // in a scratch record (key_offset from record[0]) to compare them.
+  bool recheck_key;
+  my_ptrdiff_t key_offset;
+  my_ptrdiff_t filter_offset;    // where filter values are kept
+};
+
+// Visits the rows `r` selects: for each key (each IN value), the index rows from
+// it in the direction of the operator, that are current rows, whose whole key
+// values match where the index holds a prefix, that pass the filters, past the
+// offset, up to the limit. `take_row` (returning a Status) sees each one in
+// record[0]. Stops at the request's budget of examined rows, and at a KILL.
+template <typename TakeRow>
+Status RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan,
+                         TakeRow take_row) {
+  TABLE* table = oi->table();
+  handler* h = table->file;
+  KEY* key = oi->key();
+  const std::vector<Field*>& fcolumns = oi->filter_columns();
+  const uint64_t max_examined = tunables_->max_rows_examined.load(std::memory_order_relaxed);
+  uint64_t examined = 0, skipped = 0, taken = 0;
+  const size_t variants = r.has_in ? r.in_values.size() : 1;
+  uchar* key_buf = oi->key_buffer();
+
+  for (size_t k = 0; k < variants && taken < r.limit; ++k) {
+    if (max_examined != 0 && ++examined > max_examined)
+      return ErrorStatus(WireError::kRowsExamined);
+    if (!CopyKey(r, k, key, key_buf)) continue;  // NULL for a NOT NULL part: no match
+    if (plan.recheck_key) StoreKey(r, k, key, plan.key_offset);
+
+    int rc = h->ha_index_read_map(table->record[0], key_buf, plan.keypart_map, plan.flag);
+    while (rc == 0) {
+      if (max_examined != 0 && ++examined > max_examined)
+        return ErrorStatus(WireError::kRowsExamined);
+      if (thd_->killed != NOT_KILLED) return ErrorStatus(WireError::kKilled);
+      RowVerdict verdict = RowVerdict::kTake;
+      // History rows of a system-versioned table are not there for a find, as for
+      // SQL's SELECT.
+      if (!IsCurrentRow(table) ||
+          (plan.recheck_key &&
+           !KeyHolds(r.op, CompareKeyToStored(key, plan.nparts, plan.key_offset))))
+        verdict = RowVerdict::kSkip;
+      for (size_t i = 0; i < r.filters.size() && verdict == RowVerdict::kTake; ++i) {
+        const Filter& f = r.filters[i];
+        Field* column = fcolumns[f.column];
+        if (shared_filter_[i] && !f.value.is_null)
+          StoreField(column, f.value, plan.filter_offset);
+        // NULL equals NULL and lies below every value (SQL's <=> and ORDER BY).
+        const int cmp = f.value.is_null ? !column->is_null()
+                                        : CompareFieldToStored(column, plan.filter_offset);
+        if (!FilterHolds(f.op, cmp))
+          verdict = f.kind == FilterKind::kStop ? RowVerdict::kStop : RowVerdict::kSkip;
+      }
+      if (verdict == RowVerdict::kStop) break;
+      if (verdict == RowVerdict::kTake) {
+        if (skipped < r.offset) {
+          ++skipped;
+        } else {
+          Status s = take_row();
+          if (!s.ok()) return s;
+          if (++taken >= r.limit) break;
+        }
+      }
+      if (plan.single_row) break;
+      switch (r.op) {
+        case FindOp::kEq: rc = h->ha_index_next_same(table->record[0], key_buf, plan.key_len); break;
+        case FindOp::kGe:
+        case FindOp::kGt: rc = h->ha_index_next(table->record[0]); break;
+        case FindOp::kLe:
+        case FindOp::kLt: rc = h->ha_index_prev(table->record[0]); break;
+      }
+    }
+    if (rc != 0 && rc != HA_ERR_END_OF_FILE && rc != HA_ERR_KEY_NOT_FOUND) return EngineError(rc);
+  }
+  return Status::OK();
+}
+
+RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
+  engine_error_ = 0;
+  TABLE* table = oi->table();
+  handler* h = table->file;
+  const std::vector<Field*>& columns = oi->columns();
+  const std::vector<Field*>& fcolumns = oi->filter_columns();
+  const bool modifying = r.modify != ModifyOp::kNone;
+  const ScanPlan plan(r, oi);
+
+  // Filter values live in a scratch record, compared field by field (NULL is not
+  // stored: a NOT NULL column has no place for it). A column that several filters
+  // compare holds each one's value in turn, stored again before each comparison.
+  shared_filter_.assign(r.filters.size(), false);
+  filter_uses_.assign(fcolumns.size(), 0);
+  for (const Filter& f : r.filters) ++filter_uses_[f.column];
+  for (size_t i = 0; i < r.filters.size(); ++i) {
+    const Filter& f = r.filters[i];
+    shared_filter_[i] = filter_uses_[f.column] > 1;
+    if (!f.value.is_null) StoreField(fcolumns[f.column], f.value, plan.filter_offset);
+  }
+
+  // A change to the scanned index's value moves the row within the scan, which
+  // could then meet it again: such changes are made after the scan, on the rows it
+  // found.
+  // (A later key of an IN list could find a row an earlier one moved.) A MEMORY
+  // table's index scan does not survive a change to the table at all.
+  const bool defer_changes =
+      !plan.one_row && modifying &&
+      (ChangesScannedKey(r, oi) || table->file->ht->db_type == DB_TYPE_HEAP);
+  deferred_rows_.clear();
+  // A request that may change several rows keeps their before-images, so that an
+  // error half-way can undo the rows it had already changed.
+  undo_.End();
+  if (modifying && !plan.one_row) undo_.Begin(table);
+
+  if (int rc = BeginScan(oi, modifying)) {
+    RowResult result = Fail(rc);
+    w->Error(result.status);
+    return result;
+  }
+
+  const size_t mark = w->Mark();
+  const bool rows_answer = !modifying || r.return_rows;
+  if (rows_answer) w->BeginRows(static_cast<uint32_t>(columns.size()));
+  const uint64_t max_answer = tunables_->max_answer_size.load(std::memory_order_relaxed);
+  RowResult result;
+  result.status = Scan(r, oi, plan, [&]() -> Status {
+    if (rows_answer) {
+      for (Field* f : columns) WriteField(f, w, &scratch_);
+      if (max_answer != 0 && w->Mark() - mark > max_answer) return ErrorStatus(WireError::kAnswerSize);
+    }
+    ++result.rows_read;
+    if (defer_changes) {
+      h->position(table->record[0]);
+      deferred_rows_.append(reinterpret_cast<const char*>(h->ref), h->ref_length);
+    } else if (modifying) {
+      bool change = false;
+      if (int rc = ModifyRow(r, oi, &change)) return EngineError(rc);
+      result.rows_changed += change;
+    }
+    return Status::OK();
+  });
+  if (result.status.ok() && defer_changes) {
+    if (int rc = ModifyDeferredRows(r, oi, &result.rows_changed)) result.status = EngineError(rc);
+  }
+
+  if (!result.status.ok()) {
+    w->Truncate(mark);
+    Undo(oi);
+    w->Error(result.status);
+    RowResult failed;
+    failed.status = result.status;
+    failed.engine_error = engine_error_;
+    return failed;
+  }
+  undo_.End();
+  if (rows_answer)
+    w->EndRows();
+  else
+    w->OkWithNumber(result.rows_changed);
+  return result;
+}
+
+// Puts back what a failed find-and-modify had changed; the request's error answer
+// then tells the truth: it had no effect.
+void RowRequests::Undo(OpenIndex* oi) {
+  thd_->clear_error();
+  if (!undo_.active()) return;
+  EndScan(oi->entry());
+  if (int undo_rc = undo_.Revert()) {
+    Log(LogLevel::kError, "could not undo a failed request on %s.%s (error %d)",
+        oi->entry()->db.c_str(), oi->entry()->name.c_str(), undo_rc);
+  }
+  thd_->clear_error();
+}
+
+// The answer to a handler or SQL error (`error` > 0), remembered for the result.
+Status RowRequests::EngineError(int error) {
+  engine_error_ = error;
+  return Status::StorageCode(error);
+}
+
+RowResult RowRequests::Fail(int error) {
+  thd_->clear_error();
+  RowResult result;
+  result.status = Status::StorageCode(error);
+  result.engine_error = error;
+  return result;
+}
+
+// Applies the modify part of `r` to the row in record[0], with the server's rules
+// for each written row (row_rules.h). Sets *changed unless a `-` would cross zero
+// (the row is left alone). Returns a handler error, an SQL error, or 0.
+int RowRequests::ModifyRow(const Request& r, OpenIndex* oi, bool* changed) {
+  TABLE* table = oi->table();
+  handler* h = table->file;
+  THD* thd = thd_;
+  *changed = false;
+  int rc = 0;
+  if (r.modify == ModifyOp::kDelete) {
+    bool updated = false;
+    rc = DeleteRow(table, &updated);
+    if (rc == 0) updated ? undo_.RecordUpdate() : undo_.RecordDelete();
+  } else {
+    store_record(table, record[1]);
+    table->reset_default_fields();
+    WriteScope scope(thd);
+    Arithmetic outcome = Arithmetic::kDone;
+    for (size_t i = 0; i < r.modify_values.size() && rc == 0; ++i) {
+      Field* f = oi->columns()[i];
+      if (r.modify == ModifyOp::kUpdate) {
+        rc = StoreWrittenValue(thd, f, r.modify_values[i]);
+      } else {
+        rc = ApplyArithmetic(thd, f, r.modify_values[i], r.modify == ModifyOp::kDecrement,
+                             &outcome);
+        if (outcome == Arithmetic::kLeftAlone) break;
+      }
+    }
+    bool unchanged = false;
+    if (rc == 0 && outcome == Arithmetic::kDone) rc = CompleteUpdatedRow(thd, table, &unchanged);
+    if (rc != 0 || outcome == Arithmetic::kLeftAlone) {
+      restore_record(table, record[1]);
+      return rc;
+    }
+    if (!unchanged) {
+      rc = h->ha_update_row(table->record[1], table->record[0]);
+      if (rc == HA_ERR_RECORD_IS_THE_SAME) {
+        rc = 0;
+      } else if (rc == 0) {
+        undo_.RecordUpdate();
+        rc = WriteHistoryRow(table, &undo_);
+      }
+    }
+  }
+  if (rc == 0) {
+    *changed = true;
+    oi->entry()->written = true;
+  }
+  return rc;
+}
+
+// Second phase of a find-and-modify whose changes move rows within its scan: visits
+// the rows the scan found, by position, and changes each once.
+int RowRequests::ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed) {
+  TABLE* table = oi->table();
+  handler* h = table->file;
+  EndScan(oi->entry());
+  int rc = h->ha_rnd_init(false);
+  if (rc != 0) return rc;
+  const size_t n = h->ref_length;
+  for (size_t at = 0; at + n <= deferred_rows_.size() && rc == 0; at += n) {
+    rc = h->ha_rnd_pos(table->record[0], reinterpret_cast<uchar*>(&deferred_rows_[at]));
+    if (rc != 0) break;
+    bool change = false;
+    rc = ModifyRow(r, oi, &change);
+    *changed += change;
+  }
+  h->ha_rnd_end();
+  return rc;
+}
+
+RowResult RowRequests::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) {
+  TABLE* table = oi->table();
+  handler* h = table->file;
+  const std::vector<Field*>& columns = oi->columns();
+
+  EndScan(oi->entry());
+  table->use_all_columns();
+  table->mark_columns_per_binlog_row_image();
+  restore_record(table, s->default_values);
+  table->reset_default_fields();
+  THD* thd = thd_;
+  WriteScope scope(thd);
+  bool autoinc_given = false;
+  int rc = 0;
+  for (size_t i = 0; i < r.key.size() && rc == 0; ++i) {
+    Field* f = columns[i];
+    // As in SQL, NULL for the AUTO_INCREMENT column asks for the next value.
+    if (r.key[i].is_null && f == table->found_next_number_field) continue;
+    rc = StoreWrittenValue(thd, f, r.key[i]);
+    if (f == table->found_next_number_field && !r.key[i].is_null) autoinc_given = true;
+  }
+  if (rc == 0) rc = CompleteInsertedRow(thd, table);
+  if (rc != 0) {
+    RowResult result = Fail(rc);
+    w->Error(result.status);
+    return result;
+  }
+  table->next_number_field = table->found_next_number_field;
+  table->auto_increment_field_not_null = autoinc_given;
+  rc = h->ha_write_row(table->record[0]);
+  longlong id = 0;
+  if (rc == 0 && table->next_number_field) id = table->next_number_field->val_int();
+  const bool has_autoinc = table->next_number_field != nullptr;
+  table->next_number_field = nullptr;
+  table->auto_increment_field_not_null = false;
+  h->ha_release_auto_increment();
+  if (rc != 0) {
+    RowResult result = Fail(rc);
+    w->Error(result.status);
+    return result;
+  }
+  oi->entry()->written = true;
+  if (has_autoinc)
+    w->OkWithNumber(static_cast<uint64_t>(id));
+  else
+    w->Ok();
+  RowResult result;
+  result.rows_changed = 1;
+  return result;
+}
+
+// Requests of a batch that read the same index with the same columns share one
+// index scan: the engine builds its row template once, not per request. Modifying
+// requests read every column (and mark the binlog row image).
+int RowRequests::BeginScan(OpenIndex* oi, bool all_columns) {
+  TableEntry* e = oi->entry();
+  if (e->scan_index == oi && e->scan_all_columns == all_columns) return 0;
+  EndScan(e);
+  TABLE* table = e->table;
+  if (all_columns) {
+    table->use_all_columns();
+    table->mark_columns_per_binlog_row_image();
+  } else {
+    table->column_bitmaps_set(oi->read_set());
+  }
+  int rc = table->file->ha_index_init(oi->key_number(), true);
+  if (rc == 0) {
+    e->scan_index = oi;
+    e->scan_all_columns = all_columns;
+  }
+  return rc;
+}
+
+void RowRequests::EndScan(TableEntry* e) {
+  if (e->scan_index == nullptr) return;
+  e->table->file->ha_index_end();
+  e->scan_index = nullptr;
+}
+
+}  // namespace rowsocket

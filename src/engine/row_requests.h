@@ -1,0 +1,70 @@
+// RowRequests: the requests that touch rows — find (with IN, filters, offset and
+// limit), find-and-modify (U, +, -, D and their `?` forms) and insert — run on one
+// open index whose table the running batch has locked.
+//
+// Each returns a RowResult: the request's status and its row counts; rows (or the
+// success line) go to the ResponseWriter, and a failed request leaves nothing there
+// and no change behind (see RowUndo). The batch around it (locks, commit, retries)
+// is EngineExecutor's. A find runs in steps: the plan (how to scan the index), the
+// scan (which rows the request selects, within its budget), the change of each
+// selected row (ModifyRow, row_rules.h), and the undo of a request that fails
+// half-way.
+//
+// One per executor, used on its worker's thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/open_index.h"
+#include "engine/row_undo.h"
+#include "engine/server_headers.h"
+#include "protocol/request.h"
+#include "protocol/response.h"
+#include "server/config.h"
+
+namespace rowsocket {
+
+struct RowResult {
+  Status status;              // OK, or the error the request answered
+  int engine_error = 0;       // the storage engine's error behind `status`, if any
+  uint64_t rows_read = 0;     // rows a find selected
+  uint64_t rows_changed = 0;  // rows updated, deleted or inserted
+};
+
+class RowRequests {
+ public:
+  RowRequests(THD* thd, const ServerTunables* tunables) : thd_(thd), tunables_(tunables) {}
+  RowRequests(const RowRequests&) = delete;
+  RowRequests& operator=(const RowRequests&) = delete;
+
+  RowResult Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
+  RowResult Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
+
+  // Ends the index scan a find left open on the table (finds of one batch on the
+  // same index share a scan). Call before the table is unlocked.
+  static void EndScan(TableEntry* entry);
+
+ private:
+  struct ScanPlan;
+  template <typename TakeRow>
+  Status Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan, TakeRow take_row);
+  int BeginScan(OpenIndex* oi, bool all_columns);
+  int ModifyRow(const Request& r, OpenIndex* oi, bool* changed);
+  int ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed);
+  Status EngineError(int error);
+  RowResult Fail(int error);
+  void Undo(OpenIndex* oi);
+
+  THD* thd_;
+  const ServerTunables* tunables_;
+  String scratch_;             // text of the column being answered
+  std::string deferred_rows_;  // row positions of a find-and-modify done in two phases
+  RowUndo undo_;               // rows the running find-and-modify has changed
+  int engine_error_ = 0;       // the running request's handler or SQL error
+  std::vector<bool> shared_filter_;     // by filter: its column has other filters
+  std::vector<uint32_t> filter_uses_;   // by filter column: filters comparing it
+};
+
+}  // namespace rowsocket

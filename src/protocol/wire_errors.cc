@@ -1,0 +1,74 @@
+// The wire's error vocabulary (wire_errors.h): one table, in WireError order.
+#include "protocol/wire_errors.h"
+
+namespace rowsocket {
+namespace {
+
+constexpr Status::Code kTable = Status::kStorage;
+constexpr Status::Code kRequest = Status::kBadRequest;
+constexpr Status::Code kAuth = Status::kUnauthorized;
+
+constexpr WireErrorInfo kErrors[] = {
+    {kTable, "open_table", "the table does not exist or cannot be opened (or its metadata "
+                           "lock stayed taken for rowsocket_lock_wait_timeout)"},
+    {kTable, "lock_tables", "the table could not be locked (LOCK TABLES or DDL held it for "
+                            "rowsocket_lock_wait_timeout)"},
+    {kTable, "commit", "the transaction could not be committed"},
+    {kTable, "triggers", "the table has SQL triggers, which rowsocket cannot run; writes "
+                         "are refused"},
+    {kTable, "killed", "an administrator's KILL ended the worker's batch"},
+    {kRequest, "cmd", "unknown command: a request starts with P, A or an index id"},
+    {kRequest, "syntax", "malformed request (missing or extra tokens, or a bad number)"},
+    {kRequest, "readonly", "writes are refused on the read-only listener; use the write port"},
+    {kRequest, "stmtnum", "index id not opened on this connection, or above "
+                          "rowsocket_max_open_indexes"},
+    {kRequest, "idxnum", "no index of that name on the table"},
+    {kRequest, "idxtype", "the index cannot be read by key (FULLTEXT, SPATIAL, or a UNIQUE "
+                          "over long values)"},
+    {kRequest, "idxop", "the index cannot do that operation (a range, or a partial key, on "
+                        "a HASH index)"},
+    {kRequest, "kpnum", "more key values than the index has key parts"},
+    {kRequest, "klen", "a key or insert count that the values do not fill"},
+    {kRequest, "fld", "unknown column, or a column list longer than the table is wide"},
+    {kRequest, "op", "unknown operator (find: = > >= < <=; filter: = != < <= > >=)"},
+    {kRequest, "modop", "bad modify: unknown operation, or +/- on a date, time or bit "
+                        "column"},
+    {kRequest, "filtertype", "filter type must be F (skip) or W (stop)"},
+    {kRequest, "filterfld", "filter column number beyond the opened filter columns"},
+    {kRequest, "filterblob", "a filter compares a BLOB or TEXT column with a value other "
+                             "than NULL"},
+    {kRequest, "invalueslen", "a bad IN count, or fewer IN values than announced"},
+    {kRequest, "linelen", "request line longer than rowsocket_max_line_length; the server "
+                          "closed the connection"},
+    {kRequest, "forbidden", "system schemas cannot be opened (see "
+                            "rowsocket_allowed_system_schemas)"},
+    {kRequest, "answersize", "the answer would exceed rowsocket_max_answer_size"},
+    {kRequest, "rowsexamined", "the request would read more than "
+                               "rowsocket_max_rows_examined rows"},
+    {kAuth, "unauth", "not authenticated: wrong or missing secret (A 1 <secret>, --secret)"},
+    {kAuth, "authtype", "unknown authentication type (only 1, the plain secret, exists)"},
+};
+
+static_assert(sizeof(kErrors) / sizeof(kErrors[0]) ==
+                  static_cast<size_t>(WireError::kAuthType) + 1,
+              "one entry per WireError, in order");
+
+// Words only the original plugin sends.
+constexpr WireErrorInfo kOriginalOnly[] = {
+    {kRequest, "notimpl", "not implemented by this server"},
+    {kRequest, "tblnum", "bad table"},
+};
+
+}  // namespace
+
+const WireErrorInfo& Describe(WireError error) { return kErrors[static_cast<size_t>(error)]; }
+
+std::string_view MeaningOf(int code, std::string_view word) {
+  for (const WireErrorInfo& e : kErrors)
+    if (e.code == code && e.word == word) return e.meaning;
+  for (const WireErrorInfo& e : kOriginalOnly)
+    if (e.code == code && e.word == word) return e.meaning;
+  return {};
+}
+
+}  // namespace rowsocket
