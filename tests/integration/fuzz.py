@@ -133,14 +133,19 @@ def make_case(target, rng, avoid):
     if flush:
         target.sql.execute("FLUSH TABLES")
     grammar = Grammar(rng, DB, tables, avoid, SENTINEL_ID)
-    writes = [True] * rng.randint(1, 2) + ([False] if rng.random() < 0.7 else [])
-    conns = [ConnState(write) for write in writes]
+    kinds = ["write"] * rng.randint(1, 2) + (["read"] if rng.random() < 0.7 else [])
+    if rng.random() < 0.1:
+        kinds.append(rng.choice(["write, reset", "read, reset"]))
+    conns = [ConnState(kind.startswith("write")) for kind in kinds]
     waves = []
     for w in range(rng.choice([1, 1, 2, 3])):
         sql = draw_interlude(target, rng, tables, avoid) if w else []
         burst = rng.randint(5, 60) if rng.random() > 0.05 else rng.randint(200, 600)
         lines = []
-        for conn in conns:
+        for conn, kind in zip(conns, kinds):
+            if w and kind.endswith("reset"):
+                lines.append([])
+                continue
             opens = []
             if w == 0:
                 opens = [b"\t".join(grammar.open_line(conn, index_id=i, careful=True))
@@ -148,7 +153,7 @@ def make_case(target, rng, avoid):
                 opens = [line for line in opens if grammar.acceptable(conn, line[:-1])]
             lines.append(opens + [grammar.line(conn) for _ in range(burst)])
         waves.append(Wave(sql, lines))
-    return Case(setup, flush, writes, waves)
+    return Case(setup, flush, kinds, waves)
 
 
 # -- making a failure small --------------------------------------------------------------
@@ -225,8 +230,7 @@ def describe(finding):
         out.append(f"-- wave {w + 1}")
         out += [s + ";" for s in wave.sql]
         for n, lines in enumerate(wave.lines):
-            port = "write" if case.writes[n] else "read"
-            out.append(f"   connection {n + 1} ({port} listener), one write, all "
+            out.append(f"   connection {n + 1} ({case.kinds[n]}), one write, all "
                        f"connections at once:")
             seen = answers[w][n] if w < len(answers) and n < len(answers[w]) else []
             for i, line in enumerate(lines):

@@ -18,6 +18,7 @@ a burst is sent while its answers are read.
 import re
 import selectors
 import socket
+import struct
 import time
 
 import harness
@@ -62,13 +63,13 @@ class Wave:
 
 
 class Case:
-    """One round: setup SQL, FLUSH TABLES or not, the connections (True = write
-    listener) and the waves."""
+    """One round: setup SQL, FLUSH TABLES or not, the connections (their kinds, see
+    Connections) and the waves."""
 
-    def __init__(self, setup, flush, writes, waves):
+    def __init__(self, setup, flush, kinds, waves):
         self.setup = setup
         self.flush = flush
-        self.writes = writes
+        self.kinds = kinds
         self.waves = waves
 
     def items(self):
@@ -83,16 +84,16 @@ class Case:
         waves = [Wave(wave.sql, [[] for _ in used]) for wave in self.waves]
         for w, n, line in items:
             waves[w].lines[used.index(n)].append(line)
-        return Case(self.setup, self.flush, [self.writes[n] for n in used], waves)
+        return Case(self.setup, self.flush, [self.kinds[n] for n in used], waves)
 
     def without_statement(self, statement):
         """The same case without one SQL statement (compared by identity)."""
-        return Case([s for s in self.setup if s is not statement], self.flush, self.writes,
+        return Case([s for s in self.setup if s is not statement], self.flush, self.kinds,
                     [Wave([s for s in w.sql if s is not statement], w.lines)
                      for w in self.waves])
 
     def without_flush(self):
-        return Case(self.setup, False, self.writes, self.waves)
+        return Case(self.setup, False, self.kinds, self.waves)
 
     def statements(self):
         return list(self.setup) + [s for w in self.waves for s in w.sql]
@@ -197,15 +198,17 @@ class Target:
         try:
             if setup:
                 self.reset_database()
+                # As in the draw, a statement the server refuses (a row that breaks a
+                # CHECK, say) is left out.
                 for statement in case.setup:
-                    self.sql.execute(statement)
+                    self.try_sql(statement)
                 if case.flush:
                     self.sql.execute("FLUSH TABLES")
         except Exception as e:
             if not self.server.alive():
                 return self.crashed("during setup"), seen
-            return Failure("sql", f"setup failed: {e}"), seen
-        conns = Connections(self.plugin, case.writes)
+            return Failure("sql", f"setup failed: {e}", str(e)[:12]), seen
+        conns = Connections(self.plugin, case.kinds)
         try:
             if conns.error:
                 return Failure("connect", conns.error), seen
@@ -228,9 +231,10 @@ class Target:
         if not self.server.alive():
             return self.crashed(f"in wave {w + 1}")
         for n, r in enumerate(results):
+            if resets(case.kinds[n]):
+                continue
             lines = case.waves[w].lines[n]
-            where = (f"wave {w + 1}, connection {n + 1} "
-                     f"({'write' if case.writes[n] else 'read'} listener)")
+            where = f"wave {w + 1}, connection {n + 1} ({case.kinds[n]} listener)"
             got = r.answers
             if not r.complete:
                 if r.found_sentinel:
@@ -256,7 +260,7 @@ class Target:
         except Exception as e:
             if not self.server.alive():
                 return self.crashed("(seen by SQL)")
-            return Failure("sql", f"SQL does not answer: {e}")
+            return Failure("sql", f"SQL does not answer: {e}", str(e)[:12])
 
     def check_tables(self):
         names = [r[0] for r in self.sql.rows(
@@ -312,18 +316,30 @@ class WaveResult:
         self.complete = False       # as many answer lines came as lines were sent
 
 
-class Connections:
-    """The round's connections, open across its waves."""
+def is_write(kind):
+    return kind.startswith("write")
 
-    def __init__(self, plugin, writes):
+
+def resets(kind):
+    return kind.endswith("reset")
+
+
+class Connections:
+    """The round's connections, open across its waves. A connection's kind is "write"
+    or "read" (the listener), or "write, reset" / "read, reset": it sends its first
+    burst, resets the connection without reading an answer, and sends nothing more."""
+
+    def __init__(self, plugin, kinds):
         self.socks = []
         self.bufs = []
         self.eofs = []
+        self.kinds = kinds
         self.error = None
-        for write in writes:
+        for kind in kinds:
             try:
                 sock = socket.create_connection(
-                    ("127.0.0.1", plugin.port_wr if write else plugin.port), timeout=10)
+                    ("127.0.0.1", plugin.port_wr if is_write(kind) else plugin.port),
+                    timeout=10)
             except OSError as e:
                 self.error = f"cannot connect: {e}"
                 return
@@ -335,6 +351,13 @@ class Connections:
     def close(self):
         for sock in self.socks:
             sock.close()
+
+    def reset(self, n):
+        """Closes connection n with a TCP reset, whatever it has not read."""
+        sock = self.socks[n]
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        self.eofs[n] = True
 
     def exchange(self, lines_per_conn, first, hang_seconds=HANG_SECONDS):
         """Sends each connection its lines (framed by the sentinel) all at once, reading
@@ -384,6 +407,11 @@ class Connections:
             except OSError:
                 state["out"] = b""
             if not state["out"] and not state["done"]:
+                if resets(self.kinds[n]):
+                    state["done"] = True
+                    sel.unregister(sock)
+                    self.reset(n)
+                    return True
                 sel.modify(sock, selectors.EVENT_READ, state)
         if events & selectors.EVENT_READ:
             try:
