@@ -25,6 +25,7 @@ ER_WARN_DATA_OUT_OF_RANGE = "1264"
 ER_DATA_OUT_OF_RANGE = "1690"
 ER_GENERATED_COLUMN = "1906"
 ER_CONSTRAINT_FAILED = "4025"
+ER_NO_DEFAULT_FOR_FIELD = "1364"
 DUPLICATE_KEY = "121"
 
 PARTITIONINGS = {
@@ -173,6 +174,23 @@ def test_partitioned_table_first_opened_by_rowsocket_scans_every_partition(
     check_table(sql, name)
 
 
+@pytest.fixture(scope="module")
+def part_sql_filled(sql):
+    sql.create_table("part_sql_filled", "id MEDIUMINT NOT NULL, n TINYINT, PRIMARY KEY (id)",
+                     engine="InnoDB PARTITION BY KEY (id) PARTITIONS 4")
+    sql.execute("INSERT INTO test.part_sql_filled VALUES "
+                "(9, 3), (4, NULL), (-2, 0), (2, 7), (12, 7), (8, 3)")
+
+
+def test_partitioned_table_that_sql_filled_first_scans_every_partition(writer, sql,
+                                                                        part_sql_filled):
+    # Found by the fuzzer: with SQL, not rowsocket, the first to open the table, this
+    # scan crashed mariadbd too.
+    writer.open_index(0, "part_sql_filled", ["id"])
+    assert hs.rows(writer.request(hs.find(0, ">=", [-5], 50, 0)), 1) == [
+        (i,) for i in sql.flat("SELECT id FROM test.part_sql_filled ORDER BY id")]
+
+
 # -- generated columns -------------------------------------------------------------------
 
 def test_generated_columns_are_computed_on_insert_and_update(writer, sql, tables):
@@ -238,6 +256,24 @@ def test_a_unique_text_column_refuses_duplicates(writer, sql, tables):
     ]) == [["0", "1"], ["1", "1", DUPLICATE_KEY], ["0", "1"], ["1", "1", DUPLICATE_KEY]]
     assert sql.rows("SELECT id, t FROM test.lu ORDER BY id") == [("1", "hello"), ("3", "world")]
     check_table(sql, "lu")
+
+
+@pytest.fixture(scope="module")
+def too_long_unique(sql):
+    # No TEXT column, but 4 + 4 * 255 bytes are more than a MyISAM key may hold: the
+    # server keeps this UNIQUE as a hidden hash, like one on TEXT.
+    sql.create_table("too_long_unique", "id INT, ts TIMESTAMP NOT NULL DEFAULT "
+                     "'2000-01-01 00:00:00', s CHAR(255) CHARACTER SET utf8mb4, "
+                     "UNIQUE KEY ki (id), UNIQUE KEY kl (ts, s)", engine="MyISAM")
+
+
+def test_a_unique_too_long_for_the_engine_refuses_duplicates(writer, sql, too_long_unique):
+    # Found by the fuzzer: the insert was taken and left the index corrupt.
+    writer.open_index(0, "too_long_unique", ["id", "s"], index="ki")
+    assert answers(writer, [hs.find(0, "+", [1, "zz"]), hs.find(0, "+", [2, "zz"])]) == [
+        ["0", "1"], ["1", "1", DUPLICATE_KEY]]
+    assert sql.rows("SELECT id, s FROM test.too_long_unique") == [("1", "zz")]
+    check_table(sql, "too_long_unique")
 
 
 def test_a_find_cannot_use_the_hash_of_a_long_unique(writer, tables):
@@ -355,6 +391,21 @@ def test_without_strict_mode_values_are_adjusted_as_sql_would(writer, sql, table
     finally:
         sql.execute("SET GLOBAL sql_mode = %s", (mode,))
     assert sql.rows("SELECT id, n, s FROM test.typed") == [("2", "0", "too")]
+
+
+@pytest.fixture(scope="module")
+def no_default(sql):
+    sql.create_table("no_default", "id INT PRIMARY KEY, d DATETIME NOT NULL, n INT NOT NULL")
+
+
+def test_an_insert_leaving_out_a_column_without_a_default_is_refused_like_strict_sql(
+        writer, sql, no_default):
+    # Found by the fuzzer: the row was stored with '0000-00-00 00:00:00' and 0.
+    writer.open_index(0, "no_default", ["id"])
+    writer.open_index(1, "no_default", ["id", "d", "n"])
+    assert answers(writer, [hs.find(0, "+", [5]), hs.find(1, "+", [6])]) == [
+        ["1", "1", ER_NO_DEFAULT_FOR_FIELD], ["1", "1", ER_NO_DEFAULT_FOR_FIELD]]
+    assert sql.rows("SELECT id FROM test.no_default") == []
 
 
 # -- triggers ---------------------------------------------------------------------------
