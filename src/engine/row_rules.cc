@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/row_io.h"
+#include "sql_insert.h"  // check_that_all_fields_are_given_values
 #include "sql_update.h"  // compare_record, records_are_comparable
 
 namespace rowsocket {
@@ -137,6 +138,15 @@ int ComputeAndCheck(THD* thd, TABLE* table) {
 }  // namespace
 
 int CompleteInsertedRow(THD* thd, TABLE* table) {
+  // A column the request gives no value and that has no default: strict SQL
+  // refuses the row (1364); otherwise it takes its type's implicit default. The
+  // server's check reads the columns an INSERT names from write_set; here they
+  // are the ones given explicitly.
+  MY_BITMAP* write_set = table->write_set;
+  table->write_set = &table->has_value_set;
+  const int missing = check_that_all_fields_are_given_values(thd, table, nullptr);
+  table->write_set = write_set;
+  if (missing) return TakeServerError(thd, ER_NO_DEFAULT_FOR_FIELD);
   if (table->default_field && table->update_default_fields(false))
     return TakeServerError(thd, ER_UNKNOWN_ERROR);
   if (table->versioned()) table->vers_update_fields();

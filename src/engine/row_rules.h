@@ -6,8 +6,9 @@
 //     error, as the same INSERT or UPDATE would;
 //   - `+` and `-` compute as SQL does: exactly for integers and DECIMAL, with SQL's
 //     out-of-range errors instead of wrapping;
-//   - column defaults (DEFAULT expressions, CURRENT_TIMESTAMP) on insert, and ON
-//     UPDATE values when an update changes the row;
+//   - column defaults (DEFAULT expressions, CURRENT_TIMESTAMP) on insert, a column
+//     with no default and no value refused in strict mode, and ON UPDATE values
+//     when an update changes the row;
 //   - generated columns, virtual and stored, computed for every written row (the
 //     hidden hash of a UNIQUE over long values too, which the handler then checks);
 //   - CHECK constraints;
