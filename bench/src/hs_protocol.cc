@@ -9,6 +9,7 @@
 #include "driver.h"
 #include "protocol/answer.h"
 #include "protocol/codec.h"
+#include "protocol/decimal.h"
 
 namespace bench {
 
@@ -23,7 +24,7 @@ constexpr const char* kColumnList = "user_id,user_name,user_email,created";
 
 bool ValueIs(const rowsocket::Value& v, uint64_t key) {
   uint64_t got;
-  return !v.is_null && ParseUint(v.data, v.size, &got) && got == key;
+  return !v.is_null && rowsocket::ParseDecimal(v.view(), &got) && got == key;
 }
 
 class HandlerSocketProtocol : public StreamProtocol {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "driver.h"
+#include "protocol/decimal.h"
 
 namespace bench {
 
@@ -113,7 +114,7 @@ class MemcachedProtocol : public StreamProtocol {
       const size_t sp2 = sp1 == rest.npos ? rest.npos : rest.find(' ', sp1 + 1);
       uint64_t bytes = 0;
       if (sp2 == rest.npos ||
-          !ParseUint(rest.data() + sp2 + 1, rest.size() - sp2 - 1, &bytes))
+          !rowsocket::ParseDecimal(rest.substr(sp2 + 1), &bytes))
         return Parse::kBroken;
       if (size - next < bytes + 2) return Parse::kIncomplete;
       if (error->empty()) CheckValue(op, found, rest.substr(0, sp1),

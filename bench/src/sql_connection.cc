@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "driver.h"
+#include "protocol/decimal.h"
 
 namespace bench {
 
@@ -440,7 +441,7 @@ std::string SqlConnection::CheckResult(MYSQL_STMT* s) {
     while (MYSQL_ROW row = mysql_fetch_row(res_)) {
       unsigned long* len = mysql_fetch_lengths(res_);
       uint64_t id = 0;
-      ParseUint(row[0], len[0], &id);
+      rowsocket::ParseDecimal(std::string_view(row[0], len[0]), &id);
       ids_.push_back(id);
       wrong_names += std::string_view(row[1] ? row[1] : "", len[1]) != expect_name_;
     }

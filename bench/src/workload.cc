@@ -147,15 +147,4 @@ void AppendMemcachedRow(std::string* out, uint64_t id, uint64_t stamp) {
   out->append(kCreated);
 }
 
-bool ParseUint(const char* s, size_t n, uint64_t* out) {
-  if (n == 0 || n > 19) return false;
-  uint64_t v = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + uint64_t(s[i] - '0');
-  }
-  *out = v;
-  return true;
-}
-
 }  // namespace bench

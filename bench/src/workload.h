@@ -108,7 +108,5 @@ void AppendUserEmail(std::string* out, uint64_t id, uint64_t stamp);
 constexpr const char* kCreated = "2010-02-03 11:22:33";
 // The memcached value of row `id`: user_id TAB user_name TAB user_email TAB created.
 void AppendMemcachedRow(std::string* out, uint64_t id, uint64_t stamp);
-// Parses a decimal uint64 that fills all of `s`.
-bool ParseUint(const char* s, size_t n, uint64_t* out);
 
 }  // namespace bench

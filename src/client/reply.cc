@@ -5,6 +5,8 @@
 // reused for the next line. Pure; any thread.
 #include "reply.h"
 
+#include "protocol/decimal.h"
+
 namespace rowsocket {
 namespace client {
 
@@ -16,16 +18,7 @@ Value Copy(const ::rowsocket::Value& v) {
 
 // A decimal uint64 token, as the server writes counts and ids.
 bool ParseCount(const ::rowsocket::Value& v, uint64_t* n) {
-  if (v.is_null || v.size == 0 || v.size > 20) return false;
-  uint64_t x = 0;
-  for (char c : v.view()) {
-    if (c < '0' || c > '9') return false;
-    const uint64_t next = x * 10 + static_cast<uint64_t>(c - '0');
-    if (next / 10 != x) return false;  // overflow
-    x = next;
-  }
-  *n = x;
-  return true;
+  return !v.is_null && ParseDecimal(v.view(), n);
 }
 
 // Groups the values of `0 <ncols> ...` into rows of ncols.

@@ -10,25 +10,9 @@
 #include <cstring>
 
 #include "protocol/codec.h"
+#include "protocol/decimal.h"
 
 namespace rowsocket {
-
-namespace {
-
-// Reads a decimal uint32 (digits only, no sign, no overflow).
-bool ParseNumber(std::string_view token, uint32_t* out) {
-  if (token.empty()) return false;
-  uint64_t v = 0;
-  for (char c : token) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-    if (v > UINT32_MAX) return false;
-  }
-  *out = static_cast<uint32_t>(v);
-  return true;
-}
-
-}  // namespace
 
 bool ParseAnswer(char* line, size_t size, Answer* out) {
   out->Clear();
@@ -41,9 +25,9 @@ bool ParseAnswer(char* line, size_t size, Answer* out) {
     char* token_end = tab ? tab : end;
     const size_t length = static_cast<size_t>(token_end - p);
     if (index == 0) {
-      if (!ParseNumber(std::string_view(p, length), &out->code)) return false;
+      if (!ParseDecimal(std::string_view(p, length), &out->code)) return false;
     } else if (index == 1) {
-      if (!ParseNumber(std::string_view(p, length), &out->count)) return false;
+      if (!ParseDecimal(std::string_view(p, length), &out->count)) return false;
     } else if (length == 1 && p[0] == '\0') {
       out->values.push_back(Value::Null());
     } else {

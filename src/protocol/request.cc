@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "protocol/codec.h"
+#include "protocol/decimal.h"
 #include "protocol/wire_errors.h"
 
 namespace rowsocket {
@@ -121,16 +122,9 @@ class TokenCursor {
   bool done_ = false;  // the last token has been taken
 };
 
-// Parses a decimal uint32: digits only, no sign, no overflow.
+// A token as a decimal uint32 (decimal.h).
 bool ParseDecimal(const Token& token, uint32_t* value) {
-  if (!token.IsDigits()) return false;
-  uint64_t v = 0;
-  for (size_t i = 0; i < token.size; ++i) {
-    v = v * 10 + static_cast<uint64_t>(token.data[i] - '0');
-    if (v > UINT32_MAX) return false;
-  }
-  *value = static_cast<uint32_t>(v);
-  return true;
+  return ::rowsocket::ParseDecimal(token.view(), value);
 }
 
 bool ParseFindOp(const Token& t, FindOp* op) {
