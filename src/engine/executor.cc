@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "engine/request_check.h"
+#include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
 #include "server/clock.h"
 #include "server/log.h"
@@ -28,14 +29,10 @@ bool SameName(std::string_view a, std::string_view b) {
 }
 
 bool ListContains(std::string_view list, std::string_view name) {
-  while (!list.empty()) {
-    size_t comma = list.find(',');
-    std::string_view item = list.substr(0, comma);
+  for (std::string_view item : SplitNameList(list)) {
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     if (SameName(item, name)) return true;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
   }
   return false;
 }

@@ -2,6 +2,7 @@
 // Runs on a worker thread.
 #include "engine/open_index.h"
 
+#include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
 
 namespace rowsocket {
@@ -9,12 +10,7 @@ namespace {
 
 std::vector<std::string> SplitNames(std::string_view list) {
   std::vector<std::string> names;
-  while (!list.empty()) {
-    size_t comma = list.find(',');
-    names.emplace_back(list.substr(0, comma));
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
+  for (std::string_view name : SplitNameList(list)) names.emplace_back(name);
   return names;
 }
 
