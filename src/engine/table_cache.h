@@ -79,7 +79,6 @@ class TableCache {
   void CloseIdle(uint64_t now_ms, uint64_t idle_ms);
   void CloseAll();
 
-  size_t open_count() const { return open_count_; }
 
  private:
   Status Open(TableEntry* entry);
