@@ -156,6 +156,12 @@ def make_case(target, rng, avoid):
     return Case(setup, flush, kinds, waves)
 
 
+def server_breaks_it_alone(target, case, failure):
+    """True when the round's SQL alone, without a single request, fails as `failure`
+    did (MariaDB has bugs of its own, e.g. with indexed virtual columns)."""
+    return reproduce(target, case.with_items([]), failure)
+
+
 # -- making a failure small --------------------------------------------------------------
 
 def reproduce(target, case, failure):
@@ -235,7 +241,7 @@ def describe(finding):
             seen = answers[w][n] if w < len(answers) and n < len(answers[w]) else []
             for i, line in enumerate(lines):
                 answer = repr(seen[i]) if i < len(seen) else "(no answer)"
-                out.append(f"     {line[:2000]!r}  ->  {answer[:500]}")
+                out.append(f"     {line!r}  ->  {answer[:500]}")
     return "\n".join(out)
 
 
@@ -294,6 +300,13 @@ def run(plugin, seconds=60.0, seed=None, rounds=None, first_round=0, avoid=froze
                 if not target.server.alive() or failure.kind in ("hang", "closed",
                                                                   "sql-blocked"):
                     target.recover()
+                if failure.kind == "check-table" and server_breaks_it_alone(target, case,
+                                                                            failure):
+                    log("fuzz: the same round without any request fails CHECK TABLE the "
+                        "same way: the server's own problem, not counted. Its SQL:\n"
+                        + "\n".join(s + ";" for s in case.statements()))
+                    failure = None
+            if failure is not None:
                 new = not any(failure.same_as(f) for f in seen_failures)
                 seen_failures.append(failure)
                 if new:

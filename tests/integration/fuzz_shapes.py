@@ -226,9 +226,21 @@ class Table:
         rows = []
         for _ in range(count):
             rows.append("(" + ", ".join(sql_literal(c.row_value(rng)) for c in cols) + ")")
-        if not rows:
-            return []
-        return [f"INSERT IGNORE INTO `{db}`.`{self.name}` ({names}) VALUES " + ", ".join(rows)]
+        statements = []
+        if rows:
+            statements.append(f"INSERT IGNORE INTO `{db}`.`{self.name}` ({names}) VALUES "
+                              + ", ".join(rows))
+        # Now and then many rows, so that scans and changes cross pages.
+        numbered = [c for c in cols if c.kind in ("int", "str")]
+        if numbered and rng.random() < 0.08:
+            n = rng.choice([300, 2000])
+            values = ", ".join(f"seq MOD {rng.choice([13, 97, 100000])}" if c.kind == "int"
+                               else f"CONCAT('a', seq MOD {rng.choice([7, 1000])})"
+                               for c in numbered)
+            statements.append(f"INSERT IGNORE INTO `{db}`.`{self.name}` "
+                              f"({', '.join(f'`{c.name}`' for c in numbered)}) "
+                              f"SELECT {values} FROM `{db}`.seq_1_to_{n}")
+        return statements
 
     def primary(self):
         for i in self.indexes:

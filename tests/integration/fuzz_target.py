@@ -268,21 +268,32 @@ class Target:
             "ORDER BY TABLE_NAME", (DB,))]
         for name in names:
             try:
-                rows = self.sql.rows(f"CHECK TABLE `{DB}`.`{name}` EXTENDED")
+                bad = self.check_table(name)
+                if bad:
+                    # InnoDB's CHECK TABLE also reports delete-marked index records
+                    # that purge has not removed yet (SQL's own updates do the same):
+                    # only what remains after purge is damage.
+                    self.sql.execute("SET GLOBAL innodb_max_purge_lag_wait = 0")
+                    bad = self.check_table(name)
             except Exception as e:
                 if not self.server.alive():
                     return self.crashed(f"during CHECK TABLE {name}")
                 return Failure("check-table", f"CHECK TABLE {name} failed: {e}", str(e)[:40])
-            bad = [r for r in rows if (r[2] in ("error", "warning")
-                                       or (r[2] == "status" and r[3] != "OK"))
-                   and r[3] not in ACCEPTED_CHECK_MESSAGES]
             if bad:
                 text = "; ".join(f"{r[2]}: {r[3]}" for r in bad)
-                # Findings differ by their first message, numbers left out.
+                # Findings differ by the start of their first message, numbers left
+                # out (InnoDB's messages go on with the bytes of a record).
                 signature = re.sub(r"\s+", " ", re.sub(r"[0-9]+", "N",
-                                                       f"{bad[0][2]}: {bad[0][3]}"))
+                                                       f"{bad[0][2]}: {bad[0][3]}"))[:70]
                 return Failure("check-table", f"CHECK TABLE {name}: {text}", signature)
         return None
+
+    def check_table(self, name):
+        """The rows of CHECK TABLE ... EXTENDED that say something is wrong."""
+        rows = self.sql.rows(f"CHECK TABLE `{DB}`.`{name}` EXTENDED")
+        return [r for r in rows if (r[2].lower() in ("error", "warning")
+                                    or (r[2] == "status" and r[3] != "OK"))
+                and r[3] not in ACCEPTED_CHECK_MESSAGES]
 
 
 def answer_shape_problem(answer):
