@@ -2,6 +2,9 @@
 // row_requests.h). Runs on a worker thread inside a batch.
 #include "engine/row_requests.h"
 
+#include <string_view>
+#include <unordered_set>
+
 #include "engine/row_io.h"
 #include "engine/row_rules.h"
 #include "protocol/wire_errors.h"
@@ -191,12 +194,12 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
 
   // A change to the scanned index's value moves the row within the scan, which
   // could then meet it again: such changes are made after the scan, on the rows it
-  // found.
-  // (A later key of an IN list could find a row an earlier one moved.) A MEMORY
-  // table's index scan does not survive a change to the table at all.
+  // found, each once. So are the changes of an IN list (two of its keys, or two of
+  // its ranges, may meet one row: SQL's IN changes it once) and of a MEMORY table
+  // (whose index scan does not survive a change to the table).
   const bool defer_changes =
       !plan.one_row && modifying &&
-      (ChangesScannedKey(r, oi) || table->file->ht->db_type == DB_TYPE_HEAP);
+      (r.has_in || ChangesScannedKey(r, oi) || table->file->ht->db_type == DB_TYPE_HEAP);
   deferred_rows_.clear();
   // A request that may change several rows keeps their before-images, so that an
   // error half-way can undo the rows it had already changed.
@@ -338,7 +341,9 @@ int RowRequests::ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* c
   int rc = h->ha_rnd_init(false);
   if (rc != 0) return rc;
   const size_t n = h->ref_length;
+  std::unordered_set<std::string_view> seen;
   for (size_t at = 0; at + n <= deferred_rows_.size() && rc == 0; at += n) {
+    if (!seen.insert(std::string_view(&deferred_rows_[at], n)).second) continue;
     rc = h->ha_rnd_pos(table->record[0], reinterpret_cast<uchar*>(&deferred_rows_[at]));
     if (rc != 0) break;
     bool change = false;

@@ -115,6 +115,20 @@ def test_an_in_list_whose_change_moves_rows_changes_each_row_once(writer, sql, t
     assert sql.flat("SELECT id FROM test.inl ORDER BY id") == ["5", "7"]
 
 
+def test_an_in_list_that_meets_a_row_twice_changes_it_once(writer, sql, tables):
+    sql.refill("mv", [(1, 10), (2, 20), (5, 50)])
+    writer.open_index(0, "mv", ["n"])
+    # Found by the fuzzer: SQL's IN (2, 2, 5) changes row 2 once.
+    assert writer.request(hs.find(0, "=", [0], 10, 0, ["@", 0, 3, 2, 2, 5, "+", 1])) == [
+        "0", "1", "2"]
+    writer.open_index(1, "mv", ["id"])
+    # Two ranges that overlap: rows 2 and 5 lie in both.
+    assert writer.request(hs.find(1, ">=", [0], 10, 0, ["@", 0, 2, 1, 2, "+", 100])) == [
+        "0", "1", "3"]
+    assert sql.rows("SELECT id, n FROM test.mv ORDER BY id") == [
+        ("101", "10"), ("102", "21"), ("105", "51")]
+
+
 def test_text_holding_a_number_counts_by_its_integer_value(writer, sql, tables):
     sql.refill("inl", [(1, 1, "1.5", None), (2, 2, "7", None), (3, 3, "-2", None),
                        (4, 4, "abc", None)])
