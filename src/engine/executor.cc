@@ -119,6 +119,9 @@ uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
     RunEachConnection(items, count);
     thd->variables.lock_wait_timeout = wait;
   }
+  // Requests are counted once they are answered (a deferred one runs again later).
+  for (size_t i = 0; i < count; ++i)
+    if (!items[i].deferred) CountRequest(*items[i].request);
   retired_.clear();
   thread_.EndBatch();
   if (!flush_left_) return 0;
@@ -201,8 +204,10 @@ bool EngineExecutor::RunWithRetry(BatchItem* items, size_t begin, size_t end) {
     if (RunGroup(items, begin, end)) return true;
     stats_->rollbacks.Add();
     for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
-    Log(LogLevel::kNotice, "%zu write requests rolled back by a deadlock (try %d of %d)",
-        end - begin, attempt, kGroupAttempts);
+    static LogLimit rolled_back;
+    LogLimited(&rolled_back, LogLevel::kNotice,
+               "%zu write requests rolled back by a deadlock (try %d of %d)", end - begin,
+               attempt, kGroupAttempts);
     if (attempt == kGroupAttempts) return false;
   }
 }
@@ -210,10 +215,7 @@ bool EngineExecutor::RunWithRetry(BatchItem* items, size_t begin, size_t end) {
 void EngineExecutor::Prepare(BatchItem* items, size_t count) {
   steps_.resize(count);
   marks_.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    CountRequest(*items[i].request);
-    steps_[i] = PrepareOne(items[i]);
-  }
+  for (size_t i = 0; i < count; ++i) steps_[i] = PrepareOne(items[i]);
 }
 
 EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
@@ -351,10 +353,17 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
   group_lock_failed_ = lock_failed;
   if (lock != nullptr && !info_.read_only) BeginWriteStatement(lock);
   if (!lock_failed && PlanLockOrder(items, begin, end)) {
+    // (Answers go to side buffers first, so the group answers every item: a lock
+    // order group is single-row writes, whose answers are a few bytes each.)
     AnswerInLockOrder(items, begin, end);
   } else {
     for (size_t i = begin; i < end; ++i) {
       marks_[i] = items[i].out->size();
+      // Backpressure: a connection whose client has not read its answers gets no
+      // more; the server runs the rest of its requests in a later batch. Its output
+      // only grows, so every later item of it stays unanswered too.
+      items[i].deferred = items[i].out->size() >= items[i].out_limit;
+      if (items[i].deferred) continue;
       if (lock_failed && steps_[i].index) {
         ResponseWriter(items[i].out).Error(ErrorStatus(WireError::kLockTables));
       } else {
@@ -373,11 +382,15 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       trans_rollback_implicit(thd);
     } else if (!Commit()) {
       // The commit failed: nothing the group wrote is durable. Say so.
-      Log(LogLevel::kError, "commit failed; answering %zu requests with errors", end - begin);
+      static LogLimit commit_failed;
+      LogLimited(&commit_failed, LogLevel::kError,
+                 "commit failed; answering %zu requests with errors", end - begin);
       for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
-      for (size_t i = begin; i < end; ++i)
+      for (size_t i = begin; i < end; ++i) {
+        if (items[i].deferred) continue;
         ResponseWriter(items[i].out)
             .Error(steps_[i].index ? ErrorStatus(WireError::kCommit) : steps_[i].status);
+      }
       thd->clear_error();
     } else if (!info_.read_only) {
       stats_->commits.Add();
@@ -420,7 +433,8 @@ void EngineExecutor::EndWriteStatement() {
   THD* thd = thread_.thd();
   if (thd->binlog_flush_pending_rows_event(true, false) ||
       thd->binlog_flush_pending_rows_event(true, true)) {
-    Log(LogLevel::kError, "could not write row events to the binary log");
+    static LogLimit binlog_failed;
+    LogLimited(&binlog_failed, LogLevel::kError, "could not write row events to the binary log");
   }
   thd->reset_binlog_for_next_statement();
 }

@@ -96,6 +96,7 @@ void EngineExecutor::AnswerInLockOrder(BatchItem* items, size_t begin, size_t en
   }
   for (size_t i = begin; i < end; ++i) {
     marks_[i] = items[i].out->size();
+    items[i].deferred = false;
     items[i].out->append(lock_answers_[i - begin]);
   }
 }

@@ -261,8 +261,10 @@ void RowRequests::Undo(OpenIndex* oi) {
   if (!undo_.active()) return;
   EndScan(oi->entry());
   if (int undo_rc = undo_.Revert()) {
-    Log(LogLevel::kError, "could not undo a failed request on %s.%s (error %d)",
-        oi->entry()->db.c_str(), oi->entry()->name.c_str(), undo_rc);
+    static LogLimit undo_failed;
+    LogLimited(&undo_failed, LogLevel::kError,
+               "could not undo a failed request on %s.%s (error %d)", oi->entry()->db.c_str(),
+               oi->entry()->name.c_str(), undo_rc);
   }
   thd_->clear_error();
 }

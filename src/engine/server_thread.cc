@@ -85,10 +85,11 @@ bool ServerThread::ShutdownRequested() {
   killed_state k = thd_->killed;
   if (k == NOT_KILLED) return false;
   if (k == KILL_SERVER || k == KILL_SERVER_HARD) return true;
-  Log(LogLevel::kWarning,
-      "KILL of worker thread %llu ended its batch (its remaining requests answered "
-      "`1 1 killed`); workers stop with UNINSTALL PLUGIN or shutdown",
-      static_cast<unsigned long long>(thd_->thread_id));
+  static LogLimit killed;
+  LogLimited(&killed, LogLevel::kWarning,
+             "KILL of worker thread %llu ended its batch (its remaining requests answered "
+             "`1 1 killed`); workers stop with UNINSTALL PLUGIN or shutdown",
+             static_cast<unsigned long long>(thd_->thread_id));
   thd_->reset_killed();
   return false;
 }

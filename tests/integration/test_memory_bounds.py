@@ -93,8 +93,6 @@ def assert_served(target):
         assert c.request(hs.find(1, "=", [7])) == ["0", "1", VALUE]
 
 
-@pytest.mark.xfail(strict=True, reason="until the engine defers a connection's requests "
-                   "past BatchItem::out_limit (the server's side is in place)")
 def test_pipelined_full_table_finds_to_a_client_that_does_not_read_stay_within_the_output_bound(
         server, target, sql, wide):
     with hs.Connection(target.port) as warm:          # scan buffers, pages: touched once
