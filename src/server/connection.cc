@@ -10,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "protocol/wire_errors.h"
 #include "server/listener.h"
 
 namespace rowsocket {
@@ -142,7 +143,7 @@ void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
 void Connection::AnswerLineTooLong(size_t slot) {
   if (requests_.size() <= slot) requests_.emplace_back();
   requests_[slot].Clear();
-  MakeError(&requests_[slot], Status::BadRequest("linelen"));
+  MakeError(&requests_[slot], ErrorStatus(WireError::kLineLen));
   End();
 }
 
@@ -153,27 +154,27 @@ void Connection::ParseOne(char* line, size_t size, Request* r) {
     // A malformed line that asks for a change: the read listener refuses the
     // change first, as the original plugin does.
     if (listener_->read_only() && r->asks_to_write && (secret.empty() || authenticated_))
-      MakeError(r, Status::BadRequest("readonly"));
+      MakeError(r, ErrorStatus(WireError::kReadOnly));
     return;
   }
   if (r->type == RequestType::kAuth) {
     // A listener without a secret accepts no key (clients keep working
     // unauthenticated), as the original plugin does.
     if (r->auth_type != "1") {
-      MakeError(r, Status::Unauthorized("authtype"));
+      MakeError(r, ErrorStatus(WireError::kAuthType));
     } else if (secret.empty() || r->auth_key != secret) {
       authenticated_ = false;
-      MakeError(r, Status::Unauthorized("unauth"));
+      MakeError(r, ErrorStatus(WireError::kUnauth));
     } else {
       authenticated_ = true;
     }
     return;
   }
   if (!secret.empty() && !authenticated_) {
-    MakeError(r, Status::Unauthorized("unauth"));
+    MakeError(r, ErrorStatus(WireError::kUnauth));
     return;
   }
-  if (listener_->read_only() && r->IsWrite()) MakeError(r, Status::BadRequest("readonly"));
+  if (listener_->read_only() && r->IsWrite()) MakeError(r, ErrorStatus(WireError::kReadOnly));
 }
 
 void Connection::Trim() {
