@@ -188,8 +188,9 @@ MYSQL_SYSVAR_UINT(idle_table_close, opt_idle_table_close, PLUGIN_VAR_RQCMDARG | 
 
 MYSQL_SYSVAR_UINT(lock_wait_timeout, opt_lock_wait_timeout, PLUGIN_VAR_RQCMDARG,
                   "Seconds a rowsocket request waits for a row lock (innodb_lock_wait_timeout "
-                  "of rowsocket's threads) before it answers the lock wait timeout error; a "
-                  "worker serves many connections, so keep it short",
+                  "of rowsocket's threads), a table lock or a table's metadata lock "
+                  "(lock_wait_timeout) before it answers an error; a worker serves many "
+                  "connections, so keep it short",
                   nullptr,
                   (UpdateTunable<&opt_lock_wait_timeout, &ServerTunables::lock_wait_timeout>), 5,
                   1, 3600, 0);
