@@ -49,12 +49,36 @@ long long IntegerDelta(const Value& v) {
 }
 
 int StoreInteger(THD* thd, Field* f, __int128 value) {
-  if (value < 0 ? value < INT64_MIN : value > static_cast<__int128>(UINT64_MAX))
-    return ER_DATA_OUT_OF_RANGE;
-  if (f->is_unsigned() && value < 0) return ER_DATA_OUT_OF_RANGE;
-  if (!f->is_unsigned() && value > INT64_MAX) return ER_DATA_OUT_OF_RANGE;
-  f->store(static_cast<longlong>(value), value >= 0 && f->is_unsigned());
+  const bool fits = f->is_unsigned() ? value >= 0 && value <= static_cast<__int128>(UINT64_MAX)
+                                     : value >= INT64_MIN && value <= INT64_MAX;
+  if (!fits) return ER_DATA_OUT_OF_RANGE;
+  f->store(static_cast<longlong>(value), f->is_unsigned());
   return thd->is_error() ? TakeServerError(thd, ER_WARN_DATA_OUT_OF_RANGE) : 0;
+}
+
+// The protocol's rule for `-`: a value that would change sign is left alone.
+template <typename Number>
+bool CrossesZero(bool subtract, Number old, Number updated) {
+  return subtract && (old >= 0) != (updated >= 0);
+}
+
+// The integer value `+`/`-` start from. Text holding a number counts by its
+// integer value, as in the original plugin ('1.5' + 3 is 4); text that is no number
+// at all is refused in strict mode, as SQL's `v + 3` refuses it. Returns 0 or an
+// SQL error.
+int IntegerValue(THD* thd, Field* f, __int128* value) {
+  if (f->result_type() == INT_RESULT) {
+    *value = f->is_unsigned() ? static_cast<__int128>(static_cast<ulonglong>(f->val_int()))
+                              : static_cast<__int128>(f->val_int());
+    return 0;
+  }
+  f->val_real();
+  if (thd->is_error()) return TakeServerError(thd, ER_TRUNCATED_WRONG_VALUE);
+  const bool strict = thd->abort_on_warning;
+  thd->abort_on_warning = false;  // '1.5' is a number: its integer part counts
+  *value = f->val_int();
+  thd->abort_on_warning = strict;
+  return 0;
 }
 
 }  // namespace
@@ -65,13 +89,13 @@ int ApplyArithmetic(THD* thd, Field* f, const Value& delta, bool subtract,
   f->set_has_explicit_value();
   if (f->is_null()) return 0;  // NULL + n is NULL, as in SQL
   switch (f->result_type()) {
-    case INT_RESULT: {
-      const __int128 old = f->is_unsigned()
-                               ? static_cast<__int128>(static_cast<ulonglong>(f->val_int()))
-                               : static_cast<__int128>(f->val_int());
+    case INT_RESULT:
+    case STRING_RESULT: {
+      __int128 old = 0;
+      if (int error = IntegerValue(thd, f, &old)) return error;
       const __int128 d = IntegerDelta(delta);
       const __int128 updated = subtract ? old - d : old + d;
-      if (subtract && (old >= 0) != (updated >= 0)) {
+      if (CrossesZero(subtract, old, updated)) {
         *outcome = Arithmetic::kLeftAlone;
         return 0;
       }
@@ -92,29 +116,12 @@ int ApplyArithmetic(THD* thd, Field* f, const Value& delta, bool subtract,
       f->store_decimal(&updated);
       return thd->is_error() ? TakeServerError(thd, ER_WARN_DATA_OUT_OF_RANGE) : 0;
     }
-    case STRING_RESULT: {
-      // Text holding a number counts by its integer value, as in the original
-      // plugin ('1.5' + 3 is 4), and takes the result as text. Text that is no
-      // number at all is refused in strict mode, as SQL's `v + 3` refuses it.
-      f->val_real();
-      if (thd->is_error()) return TakeServerError(thd, ER_TRUNCATED_WRONG_VALUE);
-      const bool strict = thd->abort_on_warning;
-      thd->abort_on_warning = false;  // '1.5' is a number: its integer part counts
-      const __int128 old = f->val_int();
-      thd->abort_on_warning = strict;
-      const __int128 updated = subtract ? old - IntegerDelta(delta) : old + IntegerDelta(delta);
-      if (subtract && (old >= 0) != (updated >= 0)) {
-        *outcome = Arithmetic::kLeftAlone;
-        return 0;
-      }
-      return StoreInteger(thd, f, updated);
-    }
     default: {
       std::string text(delta.view());
       const double d = std::strtod(text.c_str(), nullptr);
       const double old = f->val_real();
       const double updated = subtract ? old - d : old + d;
-      if (subtract && (old >= 0) != (updated >= 0)) {
+      if (CrossesZero(subtract, old, updated)) {
         *outcome = Arithmetic::kLeftAlone;
         return 0;
       }
