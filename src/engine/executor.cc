@@ -58,7 +58,16 @@ EngineExecutor::~EngineExecutor() {
 
 std::unique_ptr<Session> EngineExecutor::NewSession() { return std::make_unique<EngineSession>(); }
 
-bool EngineExecutor::ShouldStop() { return thread_.ShutdownRequested(); }
+bool EngineExecutor::ShouldStop() {
+  return interrupted_.load(std::memory_order_acquire) || thread_.ShutdownRequested();
+}
+
+// The flag first: ShouldStop() must not take the interruption for an
+// administrator's KILL and clear it.
+void EngineExecutor::Interrupt() {
+  interrupted_.store(true, std::memory_order_release);
+  thread_.Interrupt();
+}
 
 // A worker serves many connections: a request waiting for a lock stalls them all,
 // so rowsocket's threads wait at most rowsocket_lock_wait_timeout for a row lock

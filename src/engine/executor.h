@@ -13,6 +13,7 @@
 // Created, used and destroyed on its worker's thread.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,7 @@ class EngineExecutor : public Executor {
   uint64_t Durable() override;
   void Tick() override;
   bool ShouldStop() override;
+  void Interrupt() override;
 
  private:
   // What pass 1 learned about one item.
@@ -100,6 +102,7 @@ class EngineExecutor : public Executor {
   LogFlusher* flusher_ = nullptr;     // once a commit has left its flush to it
   bool flush_left_ = false;           // the running batch's commits did
   bool group_lock_failed_ = false;    // the last group run could not lock its tables
+  std::atomic<bool> interrupted_{false};  // Interrupt() was called: the worker stops
   // The lock order of the group being run (see PlanLockOrder).
   struct KeySlot {
     uint32_t item;              // position in the batch

@@ -81,6 +81,8 @@ bool ServerThread::SetSessionVariable(const char* name, unsigned long long value
   return ok;
 }
 
+void ServerThread::Interrupt() { thd_->awake(KILL_QUERY); }
+
 bool ServerThread::ShutdownRequested() {
   killed_state k = thd_->killed;
   if (k == NOT_KILLED) return false;

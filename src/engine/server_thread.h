@@ -2,8 +2,8 @@
 // lifetime: its own THD, registered so SHOW PROCESSLIST lists it and server
 // shutdown can signal it.
 //
-// Construct and destroy on the same thread (a worker's). Not thread-safe; the
-// THD is this thread's alone.
+// Construct and destroy on the same thread (a worker's); the THD is this thread's
+// alone, except that Interrupt() may be called from any thread.
 #pragma once
 
 #include "engine/server_headers.h"
@@ -33,6 +33,10 @@ class ServerThread {
   // lock wait limit. Returns false (and logs) if the variable does not exist or
   // the value is refused.
   bool SetSessionVariable(const char* name, unsigned long long value);
+
+  // From any thread: ends what this thread's THD is doing as KILL QUERY does (a
+  // lock wait returns, an engine call checks it); the THD stays killed.
+  void Interrupt();
 
   // True once the server is shutting down. A KILL from an administrator that is
   // not a shutdown is logged and cleared: workers live as long as the plugin.

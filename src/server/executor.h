@@ -79,6 +79,12 @@ class Executor {
   // True once the server is shutting down (or this worker was killed for good):
   // the worker should close its connections and exit.
   virtual bool ShouldStop() = 0;
+
+  // Called from another thread while the server layer stops (UNINSTALL PLUGIN):
+  // ends the running batch, if any, as KILL QUERY does (a lock wait ends at once,
+  // the batch's remaining requests answer `1 1 killed`, what committed stays), and
+  // makes ShouldStop() true. Safe at any point of the executor's life.
+  virtual void Interrupt() = 0;
 };
 
 class ExecutorFactory {

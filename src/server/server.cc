@@ -42,10 +42,12 @@ bool Server::StartListener(const ListenerConfig& lc, const char* name, std::stri
   return true;
 }
 
-// Each worker finishes its turn, sends the answers that become durable (up to a
-// second) and exits; the last one of a listener closes its connections.
+// Each worker ends its running batch (a request waiting for a lock stops waiting),
+// sends the answers that become durable (up to a second) and exits; the last one of
+// a listener closes its connections.
 void Server::Stop() {
   for (auto& l : listeners_) l->RequestStop();
+  for (auto& w : workers_) w->Interrupt();
   for (auto& w : workers_) w->Join();
   workers_.clear();
   listeners_.clear();

@@ -102,6 +102,11 @@ bool Worker::Start(std::string* error) {
   return true;
 }
 
+void Worker::Interrupt() {
+  std::lock_guard<std::mutex> lock(executor_mutex_);
+  if (executor_ != nullptr) executor_->Interrupt();
+}
+
 void Worker::Join() {
   if (thread_.joinable()) thread_.join();
 }
@@ -111,9 +116,17 @@ void Worker::Run() {
   if (executor) connections_->WorkerStarted();
   started_.set_value(executor != nullptr);
   if (!executor) return;
+  {
+    std::lock_guard<std::mutex> lock(executor_mutex_);
+    executor_ = executor.get();
+  }
   Loop(executor.get());
   DrainHeld(executor.get());
   if (connections_->WorkerStopped()) connections_->CloseAll();
+  {
+    std::lock_guard<std::mutex> lock(executor_mutex_);
+    executor_ = nullptr;
+  }
   executor.reset();
 }
 

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,6 +44,9 @@ class Worker {
   // Starts the thread and waits until its database thread is set up, so that a
   // worker that cannot start fails INSTALL PLUGIN instead of vanishing.
   bool Start(std::string* error);
+  // Ends the batch the worker is running (Executor::Interrupt), from any thread; for
+  // a stop, after the listener was asked to stop.
+  void Interrupt();
   void Join();
 
   const WorkerStats& stats() const { return stats_; }
@@ -73,6 +77,8 @@ class Worker {
   ServerTunables* tunables_;
 
   std::thread thread_;
+  std::mutex executor_mutex_;        // guards executor_ against Interrupt
+  Executor* executor_ = nullptr;     // while Run's executor exists
   std::promise<bool> started_;  // set by Run once the executor exists (or failed)
   bool stopping_ = false;       // the listener asked its workers to stop
 

@@ -87,6 +87,102 @@ def test_uninstall_and_install_under_load_repeatedly(server, target, sql):
         assert conn.raw(FIND) == b"0\t1\tYukari Takeba\n"
 
 
+class LockWaiters:
+    """Clients whose requests wait for locks SQL holds: writers pipelining updates of
+    a row locked FOR UPDATE, readers opening a table under LOCK TABLES ... WRITE (row
+    lock and metadata-lock waits, on both listeners), with a lock wait of 60 s."""
+
+    def __init__(self, server, sql, port, port_wr):
+        self.server, self.sql = server, sql
+        sql.execute("SET GLOBAL rowsocket_lock_wait_timeout = 60")
+        sql.create_table("waited", "id INT PRIMARY KEY, v INT", [(1, 1), (2, 2)])
+        sql.create_table("held_by_sql", "id INT PRIMARY KEY, v INT", [(1, 1)])
+        self.row_locker, self.table_locker = Sql(server), Sql(server)
+        self.row_locker.execute("BEGIN")
+        self.row_locker.execute("SELECT * FROM test.waited WHERE id = 1 FOR UPDATE")
+        self.table_locker.execute("LOCK TABLES test.held_by_sql WRITE")
+        writers = [hs.Connection(port_wr) for _ in range(3)]
+        for c in writers:           # before any waits: one worker serves them all
+            c.open_index(0, "waited", ["v"])
+        for c in writers:
+            c.send_lines([hs.find(0, "=", [1], 1, 0, ["U", 10 + i]) for i in range(4)])
+        readers = [hs.Connection(port) for _ in range(2)]
+        for c in readers:
+            c.send_lines([hs.open_request(0, "held_by_sql", ["v"]), hs.find(0, "=", [1])])
+        self.clients = writers + readers
+        deadline = time.monotonic() + 20
+        while len(self.waiting_workers()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(self.waiting_workers()) >= 2, sql.rows("SHOW PROCESSLIST")
+
+    def waiting_workers(self):
+        return self.sql.flat("SELECT ID FROM information_schema.PROCESSLIST "
+                             "WHERE STATE = 'rowsocket: executing batch' OR "
+                             "(STATE LIKE '%lock%' AND INFO IS NULL)")
+
+    def assert_nothing_claimed(self):
+        """Closed connections whose answers, if any, are errors (or the open)."""
+        for c in self.clients:
+            assert c.is_closed()
+            answers = [hs.decode_line(line) for line in c.buf.split(b"\n") if line]
+            assert all(a[0] != "0" or a == ["0", "1"] for a in answers), answers
+
+    def release(self):
+        for c in self.clients:
+            c.close()
+        for locker, statement in ((self.row_locker, "ROLLBACK"),
+                                  (self.table_locker, "UNLOCK TABLES")):
+            try:
+                locker.execute(statement)
+            finally:
+                locker.close()
+
+
+# The stated bound for UNINSTALL and shutdown: running batches end at once (lock
+# waits too), then at most a second to release answers held for a log flush.
+STOP_BOUND_S = 10
+
+
+def test_uninstall_ends_batches_waiting_for_locks_at_once(server, target, sql):
+    waiters = LockWaiters(server, sql, target.port, target.port_wr)
+    try:
+        start = time.monotonic()
+        sql.execute("UNINSTALL PLUGIN rowsocket")
+        took = time.monotonic() - start
+        assert took < STOP_BOUND_S, f"UNINSTALL took {took:.1f} s"
+        assert rowsocket_threads(sql) == []
+        waiters.assert_nothing_claimed()
+    finally:
+        waiters.release()
+        if not sql.flat("SELECT PLUGIN_NAME FROM information_schema.PLUGINS "
+                        "WHERE PLUGIN_NAME = 'rowsocket'"):
+            sql.execute("INSTALL SONAME 'rowsocket'")
+        sql.execute("SET GLOBAL rowsocket_lock_wait_timeout = DEFAULT")
+    assert sql.rows("SELECT id, v FROM test.waited ORDER BY id") == [("1", "1"), ("2", "2")]
+    with hs.Connection(target.port_wr) as conn:
+        conn.open_index(0, "waited", ["v"])
+        assert conn.request(hs.find(0, "=", [1], 1, 0, ["U", 5])) == ["0", "1", "1"]
+
+
+def test_shutdown_ends_batches_waiting_for_locks_at_once():
+    plugin = targets.make_plugin({})
+    server = MariaDB([plugin]).start()
+    servers.seed(server)
+    sql = Sql(server)
+    waiters = LockWaiters(server, sql, plugin.port, plugin.port_wr)
+    try:
+        start = time.monotonic()
+        server.stop(keep_files=True)
+        took = time.monotonic() - start
+        waiters.assert_nothing_claimed()
+    finally:
+        for c in waiters.clients:
+            c.close()
+        server.stop(check=False)
+    assert took < STOP_BOUND_S, f"shutdown took {took:.1f} s"
+    assert server.exit_status() == "exited with status 0", server.error_log()[-3000:]
+
+
 def test_shutdown_with_thousands_of_connections_mid_traffic():
     plugin = targets.make_plugin({"threads": 2, "threads_wr": 2})
     server = MariaDB([plugin]).start()

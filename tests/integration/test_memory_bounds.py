@@ -186,3 +186,26 @@ def test_many_connections_sending_endless_lines_are_closed_and_others_keep_being
     finally:
         for s in attackers:
             s.close()
+
+
+def test_P_listing_a_column_over_and_over_is_refused_and_costs_no_memory(
+        server, target, sql, wide):
+    """Two attacks on the columns of `P`: finds through a `P` that names a 1,000-byte
+    column 50,000 times (each answer would be 50 MB), and 20 `P` lines of 170,000
+    columns each (7 MB of names) on one connection. `P` lists no more columns than
+    the table has, so both are refused and nothing grows."""
+    sql.create_table("fat", "id INT PRIMARY KEY, v VARCHAR(1000)", [(1, "y" * 1000)])
+    assert_served(target)
+    before = rss(server)
+    with hs.Connection(target.port) as c:
+        c.send_lines([hs.open_request(1, "fat", ["v"] * 50000)] + [hs.find(1, "=", [1])] * 2)
+        assert c.read_answer() == ["2", "1", "fld"]
+        assert [c.read_answer()[:2] for _ in range(2)] == [["2", "1"], ["2", "1"]]
+        wide_open = hs.open_request(2, "fat", ["id", "v"] * 85000)
+        c.send_lines([wide_open] * 20)
+        assert [c.read_answer() for _ in range(20)] == [["2", "1", "fld"]] * 20
+        grown = rss(server) - before
+        assert grown <= ALLOWANCE, f"grew {grown >> 20} MiB"
+        c.open_index(3, "fat", ["v"])           # the connection serves on
+        assert c.request(hs.find(3, "=", [1])) == ["0", "1", "y" * 1000]
+    assert_served(target)

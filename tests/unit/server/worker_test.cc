@@ -47,6 +47,7 @@ class StandInExecutor : public Executor {
   uint64_t Durable() override { return 0; }
   void Tick() override {}
   bool ShouldStop() override { return false; }
+  void Interrupt() override {}
 
  private:
   size_t padding_;
