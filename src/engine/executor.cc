@@ -88,6 +88,17 @@ void EngineExecutor::ApplyLockWaitTimeout(uint64_t now_ms, bool before_batch) {
     applied_lock_wait_timeout_ = seconds;
 }
 
+// A batch waits for row locks for one lock wait at most: once a request has waited
+// in vain, its later requests that meet a row locked by another transaction answer
+// the same error at once (innodb_lock_wait_timeout=0) instead of each waiting its
+// own timeout while the worker's other connections wait with them. The next batch
+// waits again (ApplyLockWaitTimeout).
+void EngineExecutor::StopWaitingForRowLocks() {
+  if (applied_lock_wait_timeout_ == 0) return;
+  applied_lock_wait_timeout_ = 0;
+  thread_.SetSessionVariable("innodb_lock_wait_timeout", 0);
+}
+
 void EngineExecutor::Tick() {
   tables_.ReleaseContended();
   uint64_t now = NowMs();
@@ -474,6 +485,7 @@ void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
     if (r.IsWrite()) thread_.thd()->set_time();
     result = r.type == RequestType::kInsert ? rows_.Insert(r, step.index, &w)
                                             : rows_.Find(r, step.index, &w);
+    if (result.engine_error == HA_ERR_LOCK_WAIT_TIMEOUT) StopWaitingForRowLocks();
   }
   CountResult(r, result);
 }

@@ -81,6 +81,7 @@ class EngineExecutor : public Executor {
   void CountRequest(const Request& r);
   void CountResult(const Request& r, const RowResult& result);
   void ApplyLockWaitTimeout(uint64_t now_ms, bool before_batch);
+  void StopWaitingForRowLocks();
 
   const WorkerInfo info_;
   const EngineOptions options_;
@@ -95,7 +96,7 @@ class EngineExecutor : public Executor {
   uint64_t batch_number_ = 0;
   uint64_t last_idle_sweep_ms_ = 0;
   uint64_t batch_start_ms_ = 0;             // steady clock, when Execute began
-  uint32_t applied_lock_wait_timeout_ = 0;  // 0: not applied yet
+  uint32_t applied_lock_wait_timeout_ = 0;  // 0: not applied (yet, or in this batch)
   uint64_t last_lock_wait_attempt_ms_ = 0;
   RowRequests rows_;
   SharedLogFlusher* shared_flusher_;  // null for reads

@@ -61,6 +61,9 @@ void ServerThread::EndBatch() {
 
 bool ServerThread::SetSessionVariable(const char* name, unsigned long long value) {
   THD* thd = thd_;
+  // find_sys_var() locks the variable's plugin for the statement, in the list a
+  // running batch's own plugin locks are in: only that lock is released here.
+  const uint locked_before = thd->lex->plugins.elements;
   bool ok = false;
   if (sys_var* var = find_sys_var(thd, name, strlen(name), false)) {
     Item* item = new (thd->mem_root) Item_uint(thd, value);
@@ -69,15 +72,14 @@ bool ServerThread::SetSessionVariable(const char* name, unsigned long long value
     list.push_back(&assignment, thd->mem_root);
     ok = sql_set_variables(thd, &list, false) == 0;
   }
-  // find_sys_var() locked the variable's plugin for the "statement".
-  plugin_unlock_list(thd, reinterpret_cast<plugin_ref*>(thd->lex->plugins.buffer),
-                     thd->lex->plugins.elements);
-  reset_dynamic(&thd->lex->plugins);
+  plugin_unlock_list(thd, reinterpret_cast<plugin_ref*>(thd->lex->plugins.buffer) + locked_before,
+                     thd->lex->plugins.elements - locked_before);
+  thd->lex->plugins.elements = locked_before;
   if (!ok) {
     Log(LogLevel::kDebug, "cannot set %s=%llu for rowsocket's threads: %s", name, value,
         thd->is_error() ? thd->get_stmt_da()->message() : "no such variable");
+    thd->clear_error(true);
   }
-  EndBatch();
   return ok;
 }
 

@@ -30,8 +30,8 @@ class ServerThread {
   void EndBatch();
 
   // Sets a session variable of this thread's THD, e.g. the storage engine's row
-  // lock wait limit. Returns false (and logs) if the variable does not exist or
-  // the value is refused.
+  // lock wait limit, between batches or within one. Returns false (and logs) if the
+  // variable does not exist or the value is refused.
   bool SetSessionVariable(const char* name, unsigned long long value);
 
   // From any thread: ends what this thread's THD is doing as KILL QUERY does (a
