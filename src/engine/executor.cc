@@ -272,6 +272,11 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     step.status = Status::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
     return step;
   }
+  if (WSREP_ON && r.IsWrite()) {
+    step.answered = true;
+    step.status = RefuseGaleraWrite();
+    return step;
+  }
   s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
   if (s.ok()) s = CheckRequest(item.request, oi);
@@ -283,6 +288,21 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
   oi->entry()->last_used_ms = batch_start_ms_;
   step.index = oi;
   return step;
+}
+
+// On a Galera node, a write through the handler API on rowsocket's own threads is
+// not a cluster transaction: it would be certified and replicated nowhere, and the
+// nodes would silently diverge. Until rowsocket's writes are wsrep transactions,
+// they are refused (reads go on) and the first refusal is logged.
+Status EngineExecutor::RefuseGaleraWrite() {
+  static std::atomic<bool> logged{false};
+  if (!logged.exchange(true)) {
+    Log(LogLevel::kWarning,
+        "this server is a Galera node (wsrep_on=ON): rowsocket refuses writes "
+        "(`1 1 galera`), which would not be replicated to the cluster; reads are served");
+  }
+  stats_->galera_writes_refused.Add();
+  return ErrorStatus(WireError::kGalera);
 }
 
 Status EngineExecutor::OpenIndexRequest(EngineSession* session, const Request& r) {

@@ -61,6 +61,7 @@ class EngineExecutor : public Executor {
   OpenIndex* Opened(EngineSession* session, uint32_t id, Status* status);
   OpenIndex* OpenedHere(IndexBinding* binding, Status* status);
   bool SchemaAllowed(std::string_view db) const;
+  Status RefuseGaleraWrite();
 
   // Runs items[begin..end) in order with their tables locked, as one statement
   // (reads) or transaction (writes); false if the storage engine rolled it back.

@@ -19,6 +19,7 @@ enum class WireError : uint8_t {
   kCommit,       // commit
   kTriggers,     // triggers
   kKilled,       // killed
+  kGalera,       // galera
   // Code 2: the request.
   kCmd,          // cmd
   kSyntax,       // syntax

@@ -55,6 +55,8 @@ class Counter {
   X(rollbacks, "write batches rolled back by the storage engine and retried")      \
   X(lock_wait_timeouts, "requests answered with a lock wait timeout")              \
   X(deadlocks, "requests answered with a deadlock error")                          \
+  X(galera_writes_refused,                                                         \
+    "writes answered `1 1 galera`: the server is a Galera node (wsrep_on=ON)")     \
   X(log_flush_wait_microseconds,                                                   \
     "summed over requests: how long answers of committed writes waited for the log flush")
 

@@ -1,0 +1,77 @@
+"""rowsocket on a Galera node: reads are served, writes are refused.
+
+rowsocket's writes go through the handler API on its own threads; on a Galera node
+(wsrep_on=ON) such a write is no cluster transaction: it is certified and replicated
+nowhere, and the nodes silently diverge. Until rowsocket's writes are wsrep
+transactions, a node with wsrep_on=ON answers every write `1 1 galera` and changes
+nothing, counts it in Rowsocket_galera_writes_refused and logs the first refusal;
+reads, `P` and SQL go on. The node here is a one-node cluster (Debian's galera-4,
+bootstrapped with an empty gcomm:// address on loopback ports).
+"""
+
+import os
+
+import pytest
+
+import hs
+import servers
+import targets
+from db import Sql
+from harness import free_ports
+
+pytestmark = targets.rowsocket_only
+
+PROVIDER = "/usr/lib/galera/libgalera_smm.so"
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not os.path.exists(PROVIDER):
+        pytest.skip(f"no Galera provider at {PROVIDER} (Debian's galera-4)")
+    group_port, ist_port = free_ports(2)
+    options = ";".join([f"gmcast.listen_addr=tcp://127.0.0.1:{group_port}",
+                        f"ist.recv_addr=127.0.0.1:{ist_port}", "gcache.size=16M",
+                        "pc.recovery=false"])
+    plugin = targets.make_plugin({})
+    with servers.running_server([plugin], extra_args=[
+            "--wsrep-on=ON", f"--wsrep-provider={PROVIDER}",
+            "--wsrep-cluster-address=gcomm://", "--wsrep-node-address=127.0.0.1",
+            f"--wsrep-provider-options={options}", "--binlog-format=ROW",
+            "--innodb-autoinc-lock-mode=2"]) as srv:
+        yield srv
+
+
+def status(sql, name):
+    return int(sql.rows(f"SHOW GLOBAL STATUS LIKE 'Rowsocket_{name}'")[0][1])
+
+
+def test_the_node_is_a_galera_node(sql):
+    assert sql.value("SELECT @@wsrep_on") == "1"
+    assert sql.rows("SHOW GLOBAL STATUS LIKE 'wsrep_ready'") == [("wsrep_ready", "ON")]
+
+
+def test_writes_are_refused_and_change_nothing(target, sql, server):
+    sql.create_table("kv", "k INT PRIMARY KEY, v VARCHAR(20)", [(1, "one"), (2, "two")])
+    refused_before = status(sql, "galera_writes_refused")
+    with hs.Connection(target.port_wr) as w:
+        w.open_index(0, "kv", ["k", "v"])
+        assert w.request([0, "+", 2, 3, "three"]) == ["1", "1", "galera"]
+        assert w.request(hs.find(0, "=", [1], 1, 0, ["U", 1, "uno"])) == ["1", "1", "galera"]
+        assert w.request(hs.find(0, "=", [2], 1, 0, ["D"])) == ["1", "1", "galera"]
+        assert w.request(hs.find(0, "=", [1], 1, 0, ["+", 1, "x"]))[:3] == ["1", "1", "galera"]
+        # Finds on the write listener are reads, and are served.
+        assert w.request(hs.find(0, "=", [1])) == ["0", "2", "1", "one"]
+    assert sql.rows("SELECT k, v FROM test.kv ORDER BY k") == [("1", "one"), ("2", "two")]
+    assert status(sql, "galera_writes_refused") - refused_before == 4
+    log = server.error_log()
+    assert log.count("rowsocket refuses writes") == 1, log[-2000:]
+
+
+def test_reads_and_sql_go_on(target, sql):
+    with hs.Connection(target.port) as r:
+        r.open_index(0, "user", ["user_name"])
+        assert r.request(hs.find(0, "=", [101])) == ["0", "1", "Yukari Takeba"]
+    sql.execute("INSERT INTO test.kv VALUES (5, 'five')")   # SQL writes replicate as usual
+    with hs.Connection(target.port) as r:
+        r.open_index(0, "kv", ["v"])
+        assert r.request(hs.find(0, "=", [5])) == ["0", "1", "five"]
