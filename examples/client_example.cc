@@ -1,4 +1,4 @@
-// The README's librowsocket example: reads, writes, a pipeline and an error, against
+// librowsocket's example (docs/CLIENT.md): reads, writes, a pipeline and an error, against
 // the sample table test.user of scripts/run.sh. The test suite builds it and runs it
 // against a private server (arguments: host, read port, write port).
 //

@@ -23,18 +23,7 @@ namespace {
 constexpr int64_t kDrainBudgetNs = 2'000'000'000;  // in-flight requests after the run
 constexpr int kMaxEvents = 256;
 
-// Single-writer counter bump: no locked instruction on the hot path.
-inline void Bump(std::atomic<uint64_t>& counter, uint64_t by = 1) {
-  counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-}
-
 }  // namespace
-
-int64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 int ConnectTcp(const std::string& host, int port, std::string* error) {
   addrinfo hints{}, *res = nullptr;
@@ -112,16 +101,16 @@ void Worker::NoteError(const std::string& error) {
 }
 
 void Worker::Complete(const Op& op, int64_t now_ns, const std::string* error) {
-  Bump(stats_.ops_total, op.weight());
+  stats_.ops_total.Add(op.weight());
   if (error) {
-    Bump(stats_.errors_total);
+    stats_.errors_total.Add();
     NoteError(*error);
   }
   if (control_->phase.load(std::memory_order_relaxed) != kMeasure) return;
   stats_.latency.Record(now_ns - op.sent_ns);
-  Bump(stats_.ops, op.weight());
-  Bump(stats_.requests);
-  if (error) Bump(stats_.errors);
+  stats_.ops.Add(op.weight());
+  stats_.requests.Add();
+  if (error) stats_.errors.Add();
 }
 
 void Worker::WantWrite(Connection* c, bool on) {
@@ -135,8 +124,8 @@ void Worker::Kill(Connection* c, const std::string& why) {
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
   c->dead = true;
   const uint64_t lost = c->in_flight() ? c->in_flight() : 1;
-  Bump(stats_.errors_total, lost);
-  if (control_->phase.load(std::memory_order_relaxed) == kMeasure) Bump(stats_.errors, lost);
+  stats_.errors_total.Add(lost);
+  if (control_->phase.load(std::memory_order_relaxed) == kMeasure) stats_.errors.Add(lost);
   NoteError("connection lost: " + why);
 }
 
@@ -172,7 +161,7 @@ void Worker::Run() {
       for (auto& c : conns_) in_flight += c->dead ? 0 : c->in_flight();
       if (in_flight == 0) break;
       if (NowNs() > drain_deadline) {
-        Bump(stats_.errors_total, in_flight);
+        stats_.errors_total.Add(in_flight);
         NoteError("no reply within 2 s after the end of the run");
         break;
       }

@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "histogram.h"
+#include "util/clock.h"
+#include "util/counter.h"
 #include "options.h"
 #include "workload.h"
 
@@ -36,15 +38,16 @@ struct RunControl {
   std::atomic<int> ready{0};  // workers whose connections are open (or failed)
 };
 
-// What one thread measured. Counters are atomics only so the main thread can show
-// progress while the run goes on; each has one writer.
+// What one thread measured. Its thread adds to the counters; the main thread reads
+// them for the progress line while the run goes on.
 struct Stats {
+  using Counter = rowsocket::Counter;
   LatencyHistogram latency;               // requests completed in the window
-  std::atomic<uint64_t> ops{0};           // weighted (keys) in the window
-  std::atomic<uint64_t> requests{0};      // in the window
-  std::atomic<uint64_t> errors{0};        // failed requests in the window
-  std::atomic<uint64_t> ops_total{0};     // any phase, for the progress line
-  std::atomic<uint64_t> errors_total{0};  // any phase, including lost connections
+  Counter ops;                            // weighted (keys) in the window
+  Counter requests;                       // in the window
+  Counter errors;                         // failed requests in the window
+  Counter ops_total;                      // any phase, for the progress line
+  Counter errors_total;                   // any phase, including lost connections
   std::string first_error;                // written by the owner thread only
   std::string setup_error;                // a connection that could not be opened
 };
@@ -129,8 +132,8 @@ class Worker {
   std::thread thread_;
 };
 
-// Monotonic clock in nanoseconds.
-int64_t NowNs();
+// rowsocket's steady clock in nanoseconds, signed for deadline arithmetic.
+inline int64_t NowNs() { return static_cast<int64_t>(rowsocket::NowNs()); }
 
 // Sends `request` on blocking-or-not socket `fd` and reads until `lines` LFs have
 // arrived (or `timeout_ms`); the lines read go to `*reply`. Returns "" or an error.

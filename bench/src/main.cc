@@ -34,9 +34,9 @@ std::unique_ptr<Connection> NewConnection(const Options& o, Worker* w) {
 }
 
 uint64_t Sum(const std::vector<std::unique_ptr<Worker>>& workers,
-             std::atomic<uint64_t> Stats::*field) {
+             rowsocket::Counter Stats::*field) {
   uint64_t total = 0;
-  for (auto& w : workers) total += (w->stats().*field).load(std::memory_order_relaxed);
+  for (auto& w : workers) total += (w->stats().*field).Get();
   return total;
 }
 

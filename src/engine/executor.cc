@@ -7,8 +7,8 @@
 #include "engine/request_check.h"
 #include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
-#include "server/clock.h"
-#include "server/log.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 namespace rowsocket {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "engine/engine.h"
 #include "engine/server_thread.h"
-#include "server/log.h"
+#include "util/log.h"
 
 namespace rowsocket {
 namespace {

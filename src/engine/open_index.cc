@@ -131,7 +131,7 @@ void EngineSession::Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
   if (id >= bindings_.size()) bindings_.resize(id + 1);
   std::swap(bindings_[id], binding);
   if (!binding) {
-    open_indexes.store(open_indexes.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    open_indexes.Add();
     return;
   }
   for (std::unique_ptr<OpenIndex>& oi : binding->opened)

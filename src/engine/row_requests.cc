@@ -8,7 +8,7 @@
 #include "engine/row_io.h"
 #include "engine/row_rules.h"
 #include "protocol/wire_errors.h"
-#include "server/log.h"
+#include "util/log.h"
 
 namespace rowsocket {
 namespace {

@@ -2,7 +2,7 @@
 // Runs on a worker thread.
 #include "engine/server_thread.h"
 
-#include "server/log.h"
+#include "util/log.h"
 
 namespace rowsocket {
 

@@ -4,7 +4,7 @@
 #include "engine/table_cache.h"
 
 #include "protocol/wire_errors.h"
-#include "server/log.h"
+#include "util/log.h"
 
 namespace rowsocket {
 

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "engine/engine.h"
-#include "server/log.h"
+#include "util/log.h"
 #include "server/server.h"
 #include "server/stats.h"
 

@@ -23,11 +23,6 @@ constexpr size_t kKeepInputCapacity = 64 * 1024;
 // Parsed-request slots an idle connection keeps (see Trim).
 constexpr size_t kKeepRequests = 64;
 
-// Single-writer increment: no locked read-modify-write on the hot path.
-void Bump(std::atomic<uint64_t>* v, uint64_t n) {
-  v->store(v->load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-}
-
 void MakeError(Request* r, Status status) {
   r->type = RequestType::kInvalid;
   r->error = status;
@@ -74,7 +69,7 @@ bool Connection::ReadOnce(char* scratch, size_t size) {
     // Only what arrived is kept: an idle connection holds no read-sized buffer.
     in_.append(scratch, static_cast<size_t>(n));
     stats_->bytes_received.Add(static_cast<uint64_t>(n));
-    Bump(&bytes_received_, static_cast<uint64_t>(n));
+    bytes_received_.Add(static_cast<uint64_t>(n));
   }
   return true;
 }
@@ -108,7 +103,7 @@ size_t Connection::ParseLines(uint32_t max_line_length, uint32_t max_unfinished)
   }
   parsed_ = count;
   answered_ = 0;
-  Bump(&requests_total_, count);
+  requests_total_.Add(count);
   return count;
 }
 
@@ -129,10 +124,10 @@ void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->listener = listener_->name();
   info->peer = peer_;
   info->authenticated = authenticated_.load(std::memory_order_relaxed);
-  info->open_indexes = session_->open_indexes.load(std::memory_order_relaxed);
-  info->requests = requests_total_.load(std::memory_order_relaxed);
-  info->bytes_received = bytes_received_.load(std::memory_order_relaxed);
-  info->bytes_sent = bytes_sent_.load(std::memory_order_relaxed);
+  info->open_indexes = static_cast<uint32_t>(session_->open_indexes.Get());
+  info->requests = requests_total_.Get();
+  info->bytes_received = bytes_received_.Get();
+  info->bytes_sent = bytes_sent_.Get();
   info->connected_ms = now_ms - connected_ms_;
   info->idle_ms = idle_ms(now_ms);
   info->worker = worker_.load(std::memory_order_relaxed);
@@ -209,7 +204,7 @@ bool Connection::Flush() {
     }
     out_sent_ += static_cast<size_t>(n);
     stats_->bytes_sent.Add(static_cast<uint64_t>(n));
-    Bump(&bytes_sent_, static_cast<uint64_t>(n));
+    bytes_sent_.Add(static_cast<uint64_t>(n));
   }
   if (end != out_.size()) return true;  // the rest is held
   out_.clear();

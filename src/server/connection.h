@@ -220,9 +220,9 @@ class Connection {
   // Written by the owner only; atomics so that Describe may read them anywhere.
   std::atomic<uint64_t> last_active_ms_{0};
   std::atomic<int> worker_{0};     // the worker that served it last
-  std::atomic<uint64_t> requests_total_{0};
-  std::atomic<uint64_t> bytes_received_{0};
-  std::atomic<uint64_t> bytes_sent_{0};
+  Counter requests_total_;
+  Counter bytes_received_;
+  Counter bytes_sent_;
   std::atomic<bool> authenticated_{false};
 };
 

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "server/connection.h"
-#include "server/log.h"
+#include "util/log.h"
 
 namespace rowsocket {
 

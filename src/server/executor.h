@@ -27,7 +27,7 @@ class Session {
   virtual ~Session() = default;
   // Index ids bound on this connection; written by the worker, read by
   // information_schema.ROWSOCKET_CONNECTIONS from any thread.
-  std::atomic<uint32_t> open_indexes{0};
+  Counter open_indexes;
 };
 
 // One request of a batch, and where its answer goes.

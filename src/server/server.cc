@@ -1,8 +1,8 @@
 // Server: opens listeners and starts and stops their workers.
 #include "server/server.h"
 
-#include "server/clock.h"
-#include "server/log.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 namespace rowsocket {
 

@@ -10,17 +10,9 @@
 #include <cstdint>
 
 #include "protocol/request.h"
+#include "util/counter.h"
 
 namespace rowsocket {
-
-class Counter {
- public:
-  void Add(uint64_t n = 1) { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
-  uint64_t Get() const { return v_.load(std::memory_order_relaxed); }
-
- private:
-  std::atomic<uint64_t> v_{0};
-};
 
 // The counters, in the order they are reported. Names are the status variable
 // names without the `Rowsocket_` prefix.

@@ -17,9 +17,9 @@
 #include <system_error>
 #include <thread>
 
-#include "server/clock.h"
+#include "util/clock.h"
 #include "server/listener.h"
-#include "server/log.h"
+#include "util/log.h"
 
 namespace rowsocket {
 namespace {

@@ -1,4 +1,4 @@
-"""The client programs under test (librowsocket's live tests, its README example and
+"""The client programs under test (librowsocket's live tests, its example and
 rowsocket-cli), found in the build tree beside the plugin, and the tables they use.
 
 The build dir is ROWSOCKET_BUILD_DIR, or else derived from ROWSOCKET_PLUGIN

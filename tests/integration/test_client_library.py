@@ -1,8 +1,8 @@
-"""librowsocket against a private server: the C++ live tests and the README example.
+"""librowsocket against a private server: the C++ live tests and the example.
 
 The tests themselves are C++ (tests/integration/client/client_live_test.cc); this
 module gives them a server and the tables they expect, one gtest per pytest test so
-a failure names the behaviour. The README's example program runs last, and its
+a failure names the behaviour. The example program (docs/CLIENT.md) runs last, and its
 output is pinned line by line.
 """
 

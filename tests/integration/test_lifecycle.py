@@ -174,7 +174,9 @@ def test_shutdown_ends_batches_waiting_for_locks_at_once():
         start = time.monotonic()
         server.stop(keep_files=True)
         took = time.monotonic() - start
-        waiters.assert_nothing_claimed()
+        # (Shutdown ends the SQL sessions holding the locks too, so a request may get
+        # its lock before its batch is interrupted: any answer may come.)
+        assert all(c.is_closed() for c in waiters.clients)
     finally:
         for c in waiters.clients:
             c.close()

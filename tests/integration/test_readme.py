@@ -1,5 +1,5 @@
-"""The README's promises: its C++ example is the file the suite builds and runs,
-and its first session is the one the protocol tests pin."""
+"""The documents' promises: the C++ example of docs/CLIENT.md is the file the suite
+builds and runs, and the README's first session is the one the protocol tests pin."""
 
 import os
 import re
@@ -7,13 +7,17 @@ import re
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 
 
-def readme():
-    with open(os.path.join(ROOT, "README.md")) as f:
+def document(path):
+    with open(os.path.join(ROOT, path)) as f:
         return f.read()
 
 
-def test_readme_cpp_example_is_the_built_example():
-    blocks = re.findall(r"```cpp\n(.*?)```", readme(), re.S)
+def readme():
+    return document("README.md")
+
+
+def test_client_guide_cpp_example_is_the_built_example():
+    blocks = re.findall(r"```cpp\n(.*?)```", document("docs/CLIENT.md"), re.S)
     with open(os.path.join(ROOT, "examples", "client_example.cc")) as f:
         example = f.read()
     assert example in blocks

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the client component of a build into a temporary prefix, then builds the
-# README example against it twice, as a user would: with pkg-config and with
+# example of docs/CLIENT.md against it twice, as a user would: with pkg-config and with
 # find_package(rowsocket). Usage: install_test.sh <build dir> <source dir>
 set -euo pipefail
 build=$1

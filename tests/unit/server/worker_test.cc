@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "server/listener.h"
-#include "server/log.h"
+#include "util/log.h"
 
 namespace rowsocket {
 namespace {

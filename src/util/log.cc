@@ -1,12 +1,12 @@
 // Logging seam: formats a message and hands it to the installed sink; LogLimited
 // drops what comes faster than a line a second per kind.
-#include "server/log.h"
+#include "util/log.h"
 
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
 
-#include "server/clock.h"
+#include "util/clock.h"
 
 namespace rowsocket {
 namespace {
