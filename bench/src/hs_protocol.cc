@@ -22,7 +22,7 @@ constexpr int kByName = 2;       // index table by user_name: the four columns
 constexpr uint32_t kColumns = 4;
 constexpr const char* kColumnList = "user_id,user_name,user_email,created";
 
-bool ValueIs(const rowsocket::Value& v, uint64_t key) {
+bool ValueIs(const rowsocket::WireValue& v, uint64_t key) {
   uint64_t got;
   return !v.is_null && rowsocket::ParseDecimal(v.view(), &got) && got == key;
 }

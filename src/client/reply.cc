@@ -12,12 +12,12 @@ namespace client {
 
 namespace {
 
-Value Copy(const ::rowsocket::Value& v) {
+Value Copy(const ::rowsocket::WireValue& v) {
   return v.is_null ? Value::Null() : Value(v.view());
 }
 
 // A decimal uint64 token, as the server writes counts and ids.
-bool ParseCount(const ::rowsocket::Value& v, uint64_t* n) {
+bool ParseCount(const ::rowsocket::WireValue& v, uint64_t* n) {
   return !v.is_null && ParseDecimal(v.view(), n);
 }
 

@@ -56,7 +56,7 @@ EngineExecutor::~EngineExecutor() {
   tables_.CloseAll();
 }
 
-std::unique_ptr<Session> EngineExecutor::NewSession() { return std::make_unique<EngineSession>(); }
+std::unique_ptr<IndexBindings> EngineExecutor::NewIndexBindings() { return std::make_unique<EngineIndexBindings>(); }
 
 bool EngineExecutor::ShouldStop() {
   return interrupted_.load(std::memory_order_acquire) || thread_.ShutdownRequested();
@@ -128,7 +128,7 @@ uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
   if (!RunWithRetry(items, 0, count)) {
     // Rolled back twice: the batch's requests collide with another transaction's.
     RunEachConnection(items, count);
-  } else if (group_lock_failed_ && items[0].session != items[count - 1].session) {
+  } else if (group_lock_failed_ && items[0].bindings != items[count - 1].bindings) {
     // A table of the batch stayed locked (LOCK TABLES, DDL) for the whole lock wait:
     // the connections whose tables are free must not fail with it. They run again
     // on their own, without waiting; the others answer the lock error at once.
@@ -154,7 +154,7 @@ uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
 void EngineExecutor::RunEachConnection(BatchItem* items, size_t count) {
   for (size_t begin = 0; begin < count;) {
     size_t end = begin + 1;
-    while (end < count && items[end].session == items[begin].session) ++end;
+    while (end < count && items[end].bindings == items[begin].bindings) ++end;
     if (end - begin == count || !RunWithRetry(items, begin, end)) {
       for (size_t i = begin; i < end; ++i) RunGroup(items, i, i + 1);
     }
@@ -241,7 +241,7 @@ void EngineExecutor::Prepare(BatchItem* items, size_t count) {
 EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
   Step step;
   const Request& r = *item.request;
-  auto* session = static_cast<EngineSession*>(item.session);
+  auto* bindings = static_cast<EngineIndexBindings*>(item.bindings);
   switch (r.type) {
     case RequestType::kInvalid:
       step.answered = true;
@@ -252,14 +252,14 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
       return step;
     case RequestType::kOpenIndex:
       step.answered = true;
-      step.status = OpenIndexRequest(session, r);
+      step.status = BindIndex(bindings, r);
       return step;
     case RequestType::kFind:
     case RequestType::kInsert:
       break;
   }
-  Status s;
-  OpenIndex* oi = Opened(session, r.index_id, &s);
+  WireStatus s;
+  OpenIndex* oi = BoundIndex(bindings, r.index_id, &s);
   if (oi == nullptr) {
     step.answered = true;
     step.status = s;
@@ -269,7 +269,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
   // threads have every privilege; a replica's read_only must not let writes through).
   if (opt_readonly && r.IsWrite()) {
     step.answered = true;
-    step.status = Status::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
+    step.status = WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
     return step;
   }
   if (WSREP_ON && r.IsWrite()) {
@@ -294,7 +294,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
 // not a cluster transaction: it would be certified and replicated nowhere, and the
 // nodes would silently diverge. Until rowsocket's writes are wsrep transactions,
 // they are refused (reads go on) and the first refusal is logged.
-Status EngineExecutor::RefuseGaleraWrite() {
+WireStatus EngineExecutor::RefuseGaleraWrite() {
   static std::atomic<bool> logged{false};
   if (!logged.exchange(true)) {
     Log(LogLevel::kWarning,
@@ -305,7 +305,8 @@ Status EngineExecutor::RefuseGaleraWrite() {
   return ErrorStatus(WireError::kGalera);
 }
 
-Status EngineExecutor::OpenIndexRequest(EngineSession* session, const Request& r) {
+// A `P`: binds index id r.index_id of the connection to the index it names.
+WireStatus EngineExecutor::BindIndex(EngineIndexBindings* bindings, const Request& r) {
   if (r.index_id >= options_.tunables->max_open_indexes.load(std::memory_order_relaxed))
     return ErrorStatus(WireError::kStmtNum);
   if (!SchemaAllowed(r.db)) return ErrorStatus(WireError::kForbidden);
@@ -315,30 +316,31 @@ Status EngineExecutor::OpenIndexRequest(EngineSession* session, const Request& r
   binding->index = r.index;
   binding->columns = r.columns;
   binding->filter_columns = r.filter_columns;
-  Status s;
-  OpenIndex* oi = OpenedHere(binding.get(), &s);
+  WireStatus s;
+  OpenIndex* oi = OpenForThisWorker(binding.get(), &s);
   if (oi == nullptr) return s;
   oi->entry()->last_used_ms = batch_start_ms_;
   s = oi->Resolve();
   if (!s.ok()) return s;  // the id keeps what it was bound to
-  session->Bind(r.index_id, std::move(binding), &retired_);
-  return Status::OK();
+  bindings->Bind(r.index_id, std::move(binding), &retired_);
+  return WireStatus::OK();
 }
 
 // The index bound to `id` as this executor opens it.
-OpenIndex* EngineExecutor::Opened(EngineSession* session, uint32_t id, Status* status) {
-  IndexBinding* b = session->Find(id);
+OpenIndex* EngineExecutor::BoundIndex(EngineIndexBindings* bindings, uint32_t id, WireStatus* status) {
+  IndexBinding* b = bindings->Find(id);
   if (b == nullptr) {
     *status = ErrorStatus(WireError::kStmtNum);
     return nullptr;
   }
-  return OpenedHere(b, status);
+  return OpenForThisWorker(b, status);
 }
 
 // `b` as this executor opens it: the first time this executor serves the binding's
-// connection, in its own table cache.
-OpenIndex* EngineExecutor::OpenedHere(IndexBinding* b, Status* status) {
-  const size_t slot = static_cast<size_t>(info_.index);
+// connection, in its own table cache. (A connection is served by its listener's
+// workers only, so their slots number the binding's openings.)
+OpenIndex* EngineExecutor::OpenForThisWorker(IndexBinding* b, WireStatus* status) {
+  const size_t slot = static_cast<size_t>(info_.slot);
   if (b->opened.size() <= slot) b->opened.resize(slot + 1);
   if (!b->opened[slot]) {
     TableEntry* entry = tables_.Get(b->db, b->table, status);
@@ -511,23 +513,23 @@ void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
 }
 
 void EngineExecutor::CountRequest(const Request& r) {
-  switch (KindOf(r)) {
-    case RequestKind::kOpen: stats_->requests_open.Add(); break;
-    case RequestKind::kAuth: stats_->requests_auth.Add(); break;
-    case RequestKind::kInsert: stats_->requests_insert.Add(); break;
-    case RequestKind::kFind: stats_->requests_find.Add(); break;
-    case RequestKind::kUpdate: stats_->requests_update.Add(); break;
-    case RequestKind::kDelete: stats_->requests_delete.Add(); break;
-    case RequestKind::kInvalid: break;
+  switch (CategoryOf(r)) {
+    case RequestCategory::kOpen: stats_->requests_open.Add(); break;
+    case RequestCategory::kAuth: stats_->requests_auth.Add(); break;
+    case RequestCategory::kInsert: stats_->requests_insert.Add(); break;
+    case RequestCategory::kFind: stats_->requests_find.Add(); break;
+    case RequestCategory::kUpdate: stats_->requests_update.Add(); break;
+    case RequestCategory::kDelete: stats_->requests_delete.Add(); break;
+    case RequestCategory::kInvalid: break;
   }
 }
 
 void EngineExecutor::CountResult(const Request& r, const RowResult& result) {
   switch (result.status.code()) {
-    case Status::kOk: break;
-    case Status::kStorage: stats_->errors_storage.Add(); break;
-    case Status::kBadRequest: stats_->errors_request.Add(); break;
-    case Status::kUnauthorized: stats_->errors_auth.Add(); break;
+    case WireStatus::kOk: break;
+    case WireStatus::kStorage: stats_->errors_storage.Add(); break;
+    case WireStatus::kBadRequest: stats_->errors_request.Add(); break;
+    case WireStatus::kUnauthorized: stats_->errors_auth.Add(); break;
   }
   if (result.engine_error == HA_ERR_LOCK_WAIT_TIMEOUT) stats_->lock_wait_timeouts.Add();
   if (result.engine_error == HA_ERR_LOCK_DEADLOCK) stats_->deadlocks.Add();

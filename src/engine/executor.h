@@ -40,7 +40,7 @@ class EngineExecutor : public Executor {
 
   bool ok() const { return thread_.ok(); }
 
-  std::unique_ptr<Session> NewSession() override;
+  std::unique_ptr<IndexBindings> NewIndexBindings() override;
   uint64_t Execute(BatchItem* items, size_t count) override;
   uint64_t Durable() override;
   void Tick() override;
@@ -50,18 +50,18 @@ class EngineExecutor : public Executor {
  private:
   // What pass 1 learned about one item.
   struct Step {
-    Status status;              // a final answer decided in pass 1 (P, errors)
+    WireStatus status;              // a final answer decided in pass 1 (P, errors)
     bool answered = false;      // status is the answer; nothing to execute
     OpenIndex* index = nullptr; // target of a find/insert
   };
 
   void Prepare(BatchItem* items, size_t count);
   Step PrepareOne(const BatchItem& item);
-  Status OpenIndexRequest(EngineSession* session, const Request& r);
-  OpenIndex* Opened(EngineSession* session, uint32_t id, Status* status);
-  OpenIndex* OpenedHere(IndexBinding* binding, Status* status);
+  WireStatus BindIndex(EngineIndexBindings* bindings, const Request& r);
+  OpenIndex* BoundIndex(EngineIndexBindings* bindings, uint32_t id, WireStatus* status);
+  OpenIndex* OpenForThisWorker(IndexBinding* binding, WireStatus* status);
   bool SchemaAllowed(std::string_view db) const;
-  Status RefuseGaleraWrite();
+  WireStatus RefuseGaleraWrite();
 
   // Runs items[begin..end) in order with their tables locked, as one statement
   // (reads) or transaction (writes); false if the storage engine rolled it back.

@@ -1,6 +1,6 @@
 // information_schema tables of rowsocket:
 //   ROWSOCKET_CONNECTIONS  one row per client connection
-//   ROWSOCKET_LATENCY      request latency histogram, per request kind
+//   ROWSOCKET_LATENCY      request latency histogram, per request category
 // Filled on the querying client's thread from the running Server's snapshots.
 // ExposeServer() (plugin thread) and the fill functions share one mutex, so an
 // UNINSTALL never pulls the server away from under a query.
@@ -75,10 +75,10 @@ int FillLatency(THD* thd, TABLE_LIST* tables, COND*) {
     if (g_server) stats = g_server->CollectStats();
   }
   TABLE* table = tables->table;
-  for (size_t k = 0; k < kRequestKinds; ++k) {
+  for (size_t k = 0; k < kRequestCategories; ++k) {
     for (size_t b = 0; b < kLatencyBuckets; ++b) {
       Field** f = table->field;
-      StoreText(f[0], RequestKindName(static_cast<RequestKind>(k)));
+      StoreText(f[0], RequestCategoryName(static_cast<RequestCategory>(k)));
       if (b + 1 < kLatencyBuckets) {
         f[1]->set_notnull();
         StoreUnsigned(f[1], kLatencyBoundsUs[b]);

@@ -55,14 +55,14 @@ OpenIndex::OpenIndex(TableEntry* entry, std::string_view index, std::string_view
 
 OpenIndex::~OpenIndex() {}
 
-Status OpenIndex::Resolve() {
-  if (resolved_generation_ == entry_->generation) return Status::OK();
-  Status s = ResolveNames();
+WireStatus OpenIndex::Resolve() {
+  if (resolved_generation_ == entry_->generation) return WireStatus::OK();
+  WireStatus s = ResolveNames();
   if (s.ok()) resolved_generation_ = entry_->generation;
   return s;
 }
 
-Status OpenIndex::ResolveNames() {
+WireStatus OpenIndex::ResolveNames() {
   TABLE* table = entry_->table;
   TABLE_SHARE* share = table->s;
   // The empty name is the primary key too: clients send it for PRIMARY (the
@@ -123,10 +123,10 @@ Status OpenIndex::ResolveNames() {
   AddBaseColumns(table, &read_set_);
 
   FindChangedKeys();
-  return Status::OK();
+  return WireStatus::OK();
 }
 
-void EngineSession::Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
+void EngineIndexBindings::Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
                          std::vector<std::unique_ptr<OpenIndex>>* retired) {
   if (id >= bindings_.size()) bindings_.resize(id + 1);
   std::swap(bindings_[id], binding);

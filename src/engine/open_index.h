@@ -1,7 +1,7 @@
 // OpenIndex: what a `P` request binds to an index id on one connection, opened by
 // one executor: a table of that executor's cache, one of its indexes, the columns
 // answers carry (and inserts and updates write), and the columns filters may test.
-// EngineSession holds a connection's bindings by id; a connection is served by
+// EngineIndexBindings holds a connection's bindings by id; a connection is served by
 // whichever worker of its listener is free, and each executor opens a binding the
 // first time it serves that connection.
 //
@@ -17,7 +17,7 @@
 
 #include "engine/server_headers.h"
 #include "engine/table_cache.h"
-#include "protocol/status.h"
+#include "protocol/wire_status.h"
 #include "server/executor.h"
 
 namespace rowsocket {
@@ -32,7 +32,7 @@ class OpenIndex {
 
   // Resolves names against the table if it was (re)opened since the last call.
   // The table must be open.
-  Status Resolve();
+  WireStatus Resolve();
 
   TableEntry* entry() const { return entry_; }
   TABLE* table() const { return entry_->table; }
@@ -60,7 +60,7 @@ class OpenIndex {
   uchar* key_record() { return entry_->key_record.data(); }
 
  private:
-  Status ResolveNames();
+  WireStatus ResolveNames();
   void FindChangedKeys();
 
   TableEntry* entry_;
@@ -84,7 +84,7 @@ bool ChangesScannedKey(const Request& r, OpenIndex* oi);
 bool ChangesUniqueKey(const Request& r, OpenIndex* oi);
 
 // What a `P` bound to one index id: the names, and the index as each executor
-// opened it (by executor slot).
+// opened it (by the worker's slot in its listener).
 struct IndexBinding {
   std::string db;
   std::string table;
@@ -96,7 +96,7 @@ struct IndexBinding {
 
 // A connection's bindings. Used by one executor at a time (the one serving the
 // connection's turn).
-class EngineSession : public Session {
+class EngineIndexBindings : public IndexBindings {
  public:
   IndexBinding* Find(uint32_t id) {
     return id < bindings_.size() ? bindings_[id].get() : nullptr;

@@ -10,25 +10,25 @@ namespace {
 // Columns SQL computes itself: a value for one is refused, as SQL refuses it.
 bool Computed(const Field* f) { return f->vcol_info != nullptr || f->vers_sys_field(); }
 
-Status WritesComputed(const std::vector<Field*>& columns, size_t count) {
+WireStatus WritesComputed(const std::vector<Field*>& columns, size_t count) {
   for (size_t i = 0; i < count; ++i)
     if (Computed(columns[i]))
-      return Status::StorageCode(ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN);
-  return Status::OK();
+      return WireStatus::StorageCode(ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN);
+  return WireStatus::OK();
 }
 
 // What the index can do, as the storage engine says (HASH indexes find whole keys
 // only, and keep no order to scan a range in).
-Status CheckIndexCanDo(const Request& r, OpenIndex* oi) {
+WireStatus CheckIndexCanDo(const Request& r, OpenIndex* oi) {
   const ulong flags = oi->table()->file->index_flags(oi->key_number(), 0, true);
   if ((flags & HA_ONLY_WHOLE_INDEX) && r.key.size() < oi->key_parts())
     return ErrorStatus(WireError::kIdxOp);
   switch (r.op) {
     case FindOp::kEq:
-      return Status::OK();
+      return WireStatus::OK();
     case FindOp::kGe:
     case FindOp::kGt:
-      return (flags & HA_READ_RANGE) && (flags & HA_READ_NEXT) ? Status::OK()
+      return (flags & HA_READ_RANGE) && (flags & HA_READ_NEXT) ? WireStatus::OK()
                                                                  : ErrorStatus(WireError::kIdxOp);
     case FindOp::kLe:
       // A partitioned table merges its partitions' rows out of order when a
@@ -37,10 +37,10 @@ Status CheckIndexCanDo(const Request& r, OpenIndex* oi) {
       if (oi->table()->part_info != nullptr) return ErrorStatus(WireError::kIdxOp);
       [[fallthrough]];
     case FindOp::kLt:
-      return (flags & HA_READ_RANGE) && (flags & HA_READ_PREV) ? Status::OK()
+      return (flags & HA_READ_RANGE) && (flags & HA_READ_PREV) ? WireStatus::OK()
                                                                  : ErrorStatus(WireError::kIdxOp);
   }
-  return Status::OK();
+  return WireStatus::OK();
 }
 
 // + and - work on numbers, and on text that holds one (as its integer value, the
@@ -49,12 +49,12 @@ bool Countable(const Field* f) {
   return IsNumericField(f) || (f->cmp_type() == STRING_RESULT && f->type() != MYSQL_TYPE_BIT);
 }
 
-Status CheckFind(const Request& r, OpenIndex* oi) {
+WireStatus CheckFind(const Request& r, OpenIndex* oi) {
   const std::vector<Field*>& columns = oi->columns();
   const std::vector<Field*>& fcolumns = oi->filter_columns();
   if (r.key.size() > oi->key_parts()) return ErrorStatus(WireError::kKpNum);
   if (r.has_in && r.in_key_part >= r.key.size()) return ErrorStatus(WireError::kKpNum);
-  for (const Filter& f : r.filters) {
+  for (const RequestFilter& f : r.filters) {
     if (f.column >= fcolumns.size()) return ErrorStatus(WireError::kFilterFld);
     if ((fcolumns[f.column]->flags & BLOB_FLAG) && !f.value.is_null)
       return ErrorStatus(WireError::kFilterBlob);
@@ -63,17 +63,17 @@ Status CheckFind(const Request& r, OpenIndex* oi) {
     for (size_t i = 0; i < r.modify_values.size(); ++i)
       if (!Countable(columns[i])) return ErrorStatus(WireError::kModOp);
   }
-  Status s = CheckIndexCanDo(r, oi);
+  WireStatus s = CheckIndexCanDo(r, oi);
   if (!s.ok()) return s;
   if (r.modify == ModifyOp::kUpdate || r.modify == ModifyOp::kIncrement ||
       r.modify == ModifyOp::kDecrement)
     return WritesComputed(columns, r.modify_values.size());
-  return Status::OK();
+  return WireStatus::OK();
 }
 
 }  // namespace
 
-Status CheckRequest(Request* r, OpenIndex* oi) {
+WireStatus CheckRequest(Request* r, OpenIndex* oi) {
   if (r->IsWrite() && oi->table()->triggers != nullptr) return ErrorStatus(WireError::kTriggers);
   const size_t ncolumns = oi->columns().size();
   switch (r->type) {
@@ -81,10 +81,10 @@ Status CheckRequest(Request* r, OpenIndex* oi) {
       if (r->modify_values.size() > ncolumns) r->modify_values.resize(ncolumns);
       return CheckFind(*r, oi);
     case RequestType::kInsert:
-      if (r->key.size() > ncolumns) r->key.resize(ncolumns);
-      return WritesComputed(oi->columns(), r->key.size());
+      if (r->insert_values.size() > ncolumns) r->insert_values.resize(ncolumns);
+      return WritesComputed(oi->columns(), r->insert_values.size());
     default:
-      return Status::OK();
+      return WireStatus::OK();
   }
 }
 

@@ -8,7 +8,7 @@
 
 #include "engine/open_index.h"
 #include "protocol/request.h"
-#include "protocol/status.h"
+#include "protocol/wire_status.h"
 
 namespace rowsocket {
 
@@ -27,6 +27,6 @@ namespace rowsocket {
 // Values past the index's columns (an insert's or a modify's) are dropped from `r`,
 // as the original plugin drops them: every later step may rely on one value per
 // column at most.
-Status CheckRequest(Request* r, OpenIndex* oi);
+WireStatus CheckRequest(Request* r, OpenIndex* oi);
 
 }  // namespace rowsocket

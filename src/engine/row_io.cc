@@ -41,10 +41,10 @@ void WriteField(Field* field, ResponseWriter* writer, String* scratch) {
       break;
   }
   String* s = field->val_str(scratch, scratch);
-  writer->Value(std::string_view(s->ptr(), s->length()));
+  writer->WireValue(std::string_view(s->ptr(), s->length()));
 }
 
-bool StoreField(Field* field, const Value& value, my_ptrdiff_t offset) {
+bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset) {
   if (value.is_null) {
     if (!field->real_maybe_null()) return false;
     field->set_null(offset);
@@ -73,7 +73,7 @@ uint KeyLength(const KEY* key, size_t nparts) {
 namespace {
 
 // Key part `i`'s value in `r`: its key value, or IN value number `in_value`.
-const Value& KeyValue(const Request& r, size_t in_value, size_t i) {
+const WireValue& KeyValue(const Request& r, size_t in_value, size_t i) {
   return (r.has_in && i == r.in_key_part) ? r.in_values[in_value] : r.key[i];
 }
 

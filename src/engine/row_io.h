@@ -18,7 +18,7 @@ void WriteField(Field* field, ResponseWriter* writer, String* scratch);
 
 // Stores `value` into `field` (of record[0] shifted by `offset` bytes). Returns
 // false if the value is NULL and the column is NOT NULL.
-bool StoreField(Field* field, const Value& value, my_ptrdiff_t offset = 0);
+bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset = 0);
 
 // Bytes of the key image of the first `nparts` parts of `key`.
 uint KeyLength(const KEY* key, size_t nparts);

@@ -104,10 +104,10 @@ struct RowRequests::ScanPlan {
 // Visits the rows `r` selects: for each key (each IN value), the index rows from
 // it in the direction of the operator, that are current rows, whose whole key
 // values match where the index holds a prefix, that pass the filters, past the
-// offset, up to the limit. `take_row` (returning a Status) sees each one in
+// offset, up to the limit. `take_row` (returning a WireStatus) sees each one in
 // record[0]. Stops at the request's budget of examined rows, and at a KILL.
 template <typename TakeRow>
-Status RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan,
+WireStatus RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan,
                          TakeRow take_row) {
   TABLE* table = oi->table();
   handler* h = table->file;
@@ -137,7 +137,7 @@ Status RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan,
            !KeyHolds(r.op, CompareKeyToStored(key, plan.nparts, plan.key_offset))))
         verdict = RowVerdict::kSkip;
       for (size_t i = 0; i < r.filters.size() && verdict == RowVerdict::kTake; ++i) {
-        const Filter& f = r.filters[i];
+        const RequestFilter& f = r.filters[i];
         Field* column = fcolumns[f.column];
         if (shared_filter_[i] && !f.value.is_null)
           StoreField(column, f.value, plan.filter_offset);
@@ -152,7 +152,7 @@ Status RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan,
         if (skipped < r.offset) {
           ++skipped;
         } else {
-          Status s = take_row();
+          WireStatus s = take_row();
           if (!s.ok()) return s;
           if (++taken >= r.limit) break;
         }
@@ -168,7 +168,7 @@ Status RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan,
     }
     if (rc != 0 && rc != HA_ERR_END_OF_FILE && rc != HA_ERR_KEY_NOT_FOUND) return EngineError(rc);
   }
-  return Status::OK();
+  return WireStatus::OK();
 }
 
 RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
@@ -185,9 +185,9 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   // compare holds each one's value in turn, stored again before each comparison.
   shared_filter_.assign(r.filters.size(), false);
   filter_uses_.assign(fcolumns.size(), 0);
-  for (const Filter& f : r.filters) ++filter_uses_[f.column];
+  for (const RequestFilter& f : r.filters) ++filter_uses_[f.column];
   for (size_t i = 0; i < r.filters.size(); ++i) {
-    const Filter& f = r.filters[i];
+    const RequestFilter& f = r.filters[i];
     shared_filter_[i] = filter_uses_[f.column] > 1;
     if (!f.value.is_null) StoreField(fcolumns[f.column], f.value, plan.filter_offset);
   }
@@ -217,7 +217,7 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   if (rows_answer) w->BeginRows(static_cast<uint32_t>(columns.size()));
   const uint64_t max_answer = tunables_->max_answer_size.load(std::memory_order_relaxed);
   RowResult result;
-  result.status = Scan(r, oi, plan, [&]() -> Status {
+  result.status = Scan(r, oi, plan, [&]() -> WireStatus {
     if (rows_answer) {
       for (Field* f : columns) WriteField(f, w, &scratch_);
       if (max_answer != 0 && w->Mark() - mark > max_answer) return ErrorStatus(WireError::kAnswerSize);
@@ -231,7 +231,7 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
       if (int rc = ModifyRow(r, oi, &change)) return EngineError(rc);
       result.rows_changed += change;
     }
-    return Status::OK();
+    return WireStatus::OK();
   });
   if (result.status.ok() && defer_changes) {
     if (int rc = ModifyDeferredRows(r, oi, &result.rows_changed)) result.status = EngineError(rc);
@@ -270,15 +270,15 @@ void RowRequests::Undo(OpenIndex* oi) {
 }
 
 // The answer to a handler or SQL error (`error` > 0), remembered for the result.
-Status RowRequests::EngineError(int error) {
+WireStatus RowRequests::EngineError(int error) {
   engine_error_ = error;
-  return Status::StorageCode(error);
+  return WireStatus::StorageCode(error);
 }
 
 RowResult RowRequests::Fail(int error) {
   thd_->clear_error();
   RowResult result;
-  result.status = Status::StorageCode(error);
+  result.status = WireStatus::StorageCode(error);
   result.engine_error = error;
   return result;
 }
@@ -370,12 +370,12 @@ RowResult RowRequests::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w
   WriteScope scope(thd);
   bool autoinc_given = false;
   int rc = 0;
-  for (size_t i = 0; i < r.key.size() && rc == 0; ++i) {
+  for (size_t i = 0; i < r.insert_values.size() && rc == 0; ++i) {
     Field* f = columns[i];
     // As in SQL, NULL for the AUTO_INCREMENT column asks for the next value.
-    if (r.key[i].is_null && f == table->found_next_number_field) continue;
-    rc = StoreWrittenValue(thd, f, r.key[i]);
-    if (f == table->found_next_number_field && !r.key[i].is_null) autoinc_given = true;
+    if (r.insert_values[i].is_null && f == table->found_next_number_field) continue;
+    rc = StoreWrittenValue(thd, f, r.insert_values[i]);
+    if (f == table->found_next_number_field && !r.insert_values[i].is_null) autoinc_given = true;
   }
   if (rc == 0) rc = CompleteInsertedRow(thd, table);
   if (rc != 0) {

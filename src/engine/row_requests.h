@@ -27,7 +27,7 @@
 namespace rowsocket {
 
 struct RowResult {
-  Status status;              // OK, or the error the request answered
+  WireStatus status;              // OK, or the error the request answered
   int engine_error = 0;       // the storage engine's error behind `status`, if any
   uint64_t rows_read = 0;     // rows a find selected
   uint64_t rows_changed = 0;  // rows updated, deleted or inserted
@@ -49,11 +49,11 @@ class RowRequests {
  private:
   struct ScanPlan;
   template <typename TakeRow>
-  Status Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan, TakeRow take_row);
+  WireStatus Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan, TakeRow take_row);
   int BeginScan(OpenIndex* oi, bool all_columns);
   int ModifyRow(const Request& r, OpenIndex* oi, bool* changed);
   int ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed);
-  Status EngineError(int error);
+  WireStatus EngineError(int error);
   RowResult Fail(int error);
   void Undo(OpenIndex* oi);
 

@@ -34,7 +34,7 @@ int TakeServerError(THD* thd, int fallback) {
   return error;
 }
 
-int StoreWrittenValue(THD* thd, Field* field, const Value& value) {
+int StoreWrittenValue(THD* thd, Field* field, const WireValue& value) {
   if (!StoreField(field, value)) return ER_BAD_NULL_ERROR;
   field->set_has_explicit_value();
   return thd->is_error() ? TakeServerError(thd, ER_UNKNOWN_ERROR) : 0;
@@ -43,7 +43,7 @@ int StoreWrittenValue(THD* thd, Field* field, const Value& value) {
 namespace {
 
 // The delta as the protocol reads it: leading digits, like the original's parser.
-long long IntegerDelta(const Value& v) {
+long long IntegerDelta(const WireValue& v) {
   std::string text(v.view());
   return std::strtoll(text.c_str(), nullptr, 10);
 }
@@ -83,7 +83,7 @@ int IntegerValue(THD* thd, Field* f, __int128* value) {
 
 }  // namespace
 
-int ApplyArithmetic(THD* thd, Field* f, const Value& delta, bool subtract,
+int ApplyArithmetic(THD* thd, Field* f, const WireValue& delta, bool subtract,
                     Arithmetic* outcome) {
   *outcome = Arithmetic::kDone;
   f->set_has_explicit_value();

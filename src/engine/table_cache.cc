@@ -20,7 +20,7 @@ bool ImpossibleName(std::string_view name) {
 
 }  // namespace
 
-TableEntry* TableCache::Get(std::string_view db, std::string_view name, Status* status) {
+TableEntry* TableCache::Get(std::string_view db, std::string_view name, WireStatus* status) {
   if (ImpossibleName(db) || ImpossibleName(name)) {
     *status = ErrorStatus(WireError::kOpenTable);
     return nullptr;
@@ -43,15 +43,15 @@ TableEntry* TableCache::Get(std::string_view db, std::string_view name, Status* 
     entries_.emplace(std::move(key), std::move(e));
     return entry;
   }
-  *status = entry->table ? Status::OK() : Open(entry);
+  *status = entry->table ? WireStatus::OK() : Open(entry);
   return status->ok() ? entry : nullptr;
 }
 
-Status TableCache::Reopen(TableEntry* entry) {
-  return entry->table ? Status::OK() : Open(entry);
+WireStatus TableCache::Reopen(TableEntry* entry) {
+  return entry->table ? WireStatus::OK() : Open(entry);
 }
 
-Status TableCache::Open(TableEntry* entry) {
+WireStatus TableCache::Open(TableEntry* entry) {
   std::string key = entry->db;
   key.push_back('\0');
   key.append(entry->name);
@@ -104,7 +104,7 @@ Status TableCache::Open(TableEntry* entry) {
   ++entry->generation;
   ++open_count_;
   Log(LogLevel::kDebug, "opened table %s.%s", entry->db.c_str(), entry->name.c_str());
-  return Status::OK();
+  return WireStatus::OK();
 }
 
 // The tables rowsocket keeps open count against table_open_cache like any other:

@@ -22,7 +22,7 @@
 #include <unordered_set>
 
 #include "engine/server_headers.h"
-#include "protocol/status.h"
+#include "protocol/wire_status.h"
 
 namespace rowsocket {
 
@@ -61,9 +61,9 @@ class TableCache {
 
   // Returns the entry for db.name, opening the table if needed. The entry stays
   // valid (possibly closed) for the cache's lifetime.
-  TableEntry* Get(std::string_view db, std::string_view name, Status* status);
+  TableEntry* Get(std::string_view db, std::string_view name, WireStatus* status);
   // Opens a closed entry again.
-  Status Reopen(TableEntry* entry);
+  WireStatus Reopen(TableEntry* entry);
 
   // Starts a batch at `now_ms`: a table whose metadata lock a batch waited for in
   // vain (rowsocket_lock_wait_timeout) is not waited for again by the same batch,
@@ -81,7 +81,7 @@ class TableCache {
 
 
  private:
-  Status Open(TableEntry* entry);
+  WireStatus Open(TableEntry* entry);
   void MakeRoom();
   void Close(TableEntry* entry);
 

@@ -29,9 +29,9 @@ bool ParseAnswer(char* line, size_t size, Answer* out) {
     } else if (index == 1) {
       if (!ParseDecimal(std::string_view(p, length), &out->count)) return false;
     } else if (length == 1 && p[0] == '\0') {
-      out->values.push_back(Value::Null());
+      out->values.push_back(WireValue::Null());
     } else {
-      out->values.push_back(Value::Of(std::string_view(p, DecodeInPlace(p, length))));
+      out->values.push_back(WireValue::Of(std::string_view(p, DecodeInPlace(p, length))));
     }
     ++index;
     if (tab == nullptr) break;

@@ -4,7 +4,7 @@
 // the one answer reader of the project: the client library and the tools built on
 // it (rowsocket-cli, benchmarks) all split and decode answers here, so escaping
 // stays in one place (codec.h). Like ParseRequest, it decodes tokens in place: every
-// Value of an Answer points into the caller's line buffer, which must stay unchanged
+// WireValue of an Answer points into the caller's line buffer, which must stay unchanged
 // while the Answer is used. Answers are meant to be reused (Clear() keeps capacity).
 //
 // ParseAnswer checks the frame only (a decimal code, a decimal second token);
@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/request.h"  // Value
+#include "protocol/request.h"  // WireValue
 
 namespace rowsocket {
 
@@ -29,7 +29,7 @@ struct Answer {
   uint32_t count = 0;
   // Every token after the second, decoded, NULL kept apart from the empty string.
   // For an error, values[0] (when present) is the message.
-  std::vector<Value> values;
+  std::vector<WireValue> values;
 
   bool ok() const { return code == 0; }
   // The error message: values[0] of a non-zero answer, empty otherwise.

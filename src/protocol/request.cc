@@ -175,9 +175,9 @@ bool LooksLikeFilter(const Token& t) {
 }
 
 // Decodes a value token in place.
-Value DecodeValue(const Token& t) {
-  if (t.IsNull()) return Value::Null();
-  return Value::Of(std::string_view(t.data, DecodeInPlace(t.data, t.size)));
+WireValue DecodeValue(const Token& t) {
+  if (t.IsNull()) return WireValue::Null();
+  return WireValue::Of(std::string_view(t.data, DecodeInPlace(t.data, t.size)));
 }
 
 // Decodes a name token (db, table, ...) in place; NULL reads as empty.
@@ -211,7 +211,7 @@ class Parser {
   }
 
   // Takes `n` value tokens into `values`; false if the line ends first.
-  bool TakeValues(uint32_t n, std::vector<Value>* values) {
+  bool TakeValues(uint32_t n, std::vector<WireValue>* values) {
     Token t;
     for (uint32_t i = 0; i < n; ++i) {
       if (!tokens_.Next(&t)) return false;
@@ -258,7 +258,7 @@ class Parser {
     uint32_t n;
     if (!tokens_.Next(&t) || !ParseDecimal(t, &n) || n == 0) return ParseError::kBadInsertCount;
     out_->asks_to_write = true;  // a count that reads (the original's order)
-    if (!TakeValues(n, &out_->key)) return ParseError::kInsertValueCount;
+    if (!TakeValues(n, &out_->insert_values)) return ParseError::kInsertValueCount;
     if (tokens_.Next(&t) && !(t.size == 0 && tokens_.AtEnd())) {
       return ParseError::kInsertValueCount;
     }
@@ -339,7 +339,7 @@ class Parser {
     if (!tokens_.Next(&op) || !tokens_.Next(&column) || !tokens_.Next(&value)) {
       return ParseError::kShortFilter;
     }
-    Filter filter;
+    RequestFilter filter;
     filter.kind = kind;
     if (!ParseCompareOp(op, &filter.op)) return ParseError::kBadFilterOp;
     if (!ParseDecimal(column, &filter.column)) return ParseError::kBadFilterColumn;
@@ -367,7 +367,7 @@ class Parser {
 
 void Request::Clear() {
   type = RequestType::kInvalid;
-  error = Status::OK();
+  error = WireStatus::OK();
   index_id = 0;
   db = table = index = columns = filter_columns = std::string_view();
   auth_type = auth_key = std::string_view();
@@ -382,6 +382,7 @@ void Request::Clear() {
   modify = ModifyOp::kNone;
   return_rows = false;
   modify_values.clear();
+  insert_values.clear();
   asks_to_write = false;
 }
 

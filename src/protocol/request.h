@@ -1,7 +1,7 @@
 // Requests of the HandlerSocket wire protocol, and the parser that makes them.
 //
 // ParseRequest turns one line (a request without its LF) into a Request. Tokens are
-// decoded in place inside the line, so every Value and string_view of a Request
+// decoded in place inside the line, so every WireValue and string_view of a Request
 // points into the caller's line buffer: keep the buffer unchanged while the Request
 // is in use. Requests are meant to be reused: Clear() keeps vector capacity, so a
 // connection that parses many requests allocates only while its shapes grow.
@@ -15,19 +15,19 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/status.h"
+#include "protocol/wire_status.h"
 
 namespace rowsocket {
 
 // A decoded value: a binary-safe string, or NULL.
-struct Value {
+struct WireValue {
   const char* data = nullptr;
   uint32_t size = 0;
   bool is_null = false;
 
-  static Value Null() { Value v; v.is_null = true; return v; }
-  static Value Of(std::string_view s) {
-    Value v; v.data = s.data(); v.size = static_cast<uint32_t>(s.size()); return v;
+  static WireValue Null() { WireValue v; v.is_null = true; return v; }
+  static WireValue Of(std::string_view s) {
+    WireValue v; v.data = s.data(); v.size = static_cast<uint32_t>(s.size()); return v;
   }
   std::string_view view() const { return std::string_view(data, size); }
 };
@@ -42,22 +42,22 @@ enum class RequestType : uint8_t {
 
 // Find operator: where the scan starts and in which direction it goes.
 enum class FindOp : uint8_t { kEq, kGt, kGe, kLt, kLe };
-// Filter comparison.
+// RequestFilter comparison.
 enum class CompareOp : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
 // F skips a row that fails the filter; W stops the scan at it.
 enum class FilterKind : uint8_t { kSkip, kStop };
 enum class ModifyOp : uint8_t { kNone, kUpdate, kIncrement, kDecrement, kDelete };
 
-struct Filter {
+struct RequestFilter {
   FilterKind kind = FilterKind::kSkip;
   CompareOp op = CompareOp::kEq;
   uint32_t column = 0;  // position in the open index's filter columns
-  Value value;
+  WireValue value;
 };
 
 struct Request {
   RequestType type = RequestType::kInvalid;
-  Status error;  // set when type == kInvalid
+  WireStatus error;  // set when type == kInvalid
 
   // Index id (P, find, insert).
   uint32_t index_id = 0;
@@ -70,23 +70,26 @@ struct Request {
   // A <type> <key>
   std::string_view auth_type, auth_key;
 
-  // Find: key values for the first key.size() key parts; insert: column values.
+  // Find: key values for the first key.size() key parts.
   FindOp op = FindOp::kEq;
-  std::vector<Value> key;
+  std::vector<WireValue> key;
   uint32_t limit = 1;
   uint32_t offset = 0;
 
   // IN: @ <key part> <n> <v1..vn>
   bool has_in = false;
   uint32_t in_key_part = 0;
-  std::vector<Value> in_values;
+  std::vector<WireValue> in_values;
 
-  std::vector<Filter> filters;
+  std::vector<RequestFilter> filters;
 
   // Modify part of a find.
   ModifyOp modify = ModifyOp::kNone;
   bool return_rows = false;  // the `?` forms: answer the rows as they were before
-  std::vector<Value> modify_values;
+  std::vector<WireValue> modify_values;
+
+  // Insert: values for the open index's first insert_values.size() columns.
+  std::vector<WireValue> insert_values;
 
   // Resets to an empty request, keeping vector capacity.
   void Clear();

@@ -32,7 +32,7 @@ void ResponseWriter::OkWithNumber(uint64_t n) {
   out_->push_back('\n');
 }
 
-void ResponseWriter::Error(const Status& status) {
+void ResponseWriter::Error(const WireStatus& status) {
   AppendDecimal(out_, static_cast<unsigned>(status.code()));
   out_->append("\t1", 2);
   const std::string_view message = status.message();
@@ -48,7 +48,7 @@ void ResponseWriter::BeginRows(uint32_t ncols) {
   AppendDecimal(out_, ncols);
 }
 
-void ResponseWriter::Value(std::string_view raw) {
+void ResponseWriter::WireValue(std::string_view raw) {
   out_->push_back('\t');
   AppendEncoded(out_, raw);
 }

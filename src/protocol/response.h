@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/status.h"
+#include "protocol/wire_status.h"
 
 namespace rowsocket {
 
@@ -23,14 +23,14 @@ class ResponseWriter {
   // `0\t1\t<n>\n`: rows changed by a modify, or an insert's AUTO_INCREMENT id.
   void OkWithNumber(uint64_t n);
   // `<code>\t1\t<message>\n`; `status` must not be OK.
-  void Error(const Status& status);
+  void Error(const WireStatus& status);
   // Writes OK() or Error(status).
-  void Result(const Status& status) { status.ok() ? Ok() : Error(status); }
+  void Result(const WireStatus& status) { status.ok() ? Ok() : Error(status); }
 
   // Row answers: BeginRows(ncols), then any number of values, then EndRows().
   // Values are flattened row after row; the caller writes ncols per row.
   void BeginRows(uint32_t ncols);
-  void Value(std::string_view raw);       // encoded on the way out
+  void WireValue(std::string_view raw);       // encoded on the way out
   void IntegerValue(int64_t v);           // fast path, no encoding needed
   void UnsignedValue(uint64_t v);         // fast path, no encoding needed
   void NullValue();

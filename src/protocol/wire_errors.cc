@@ -4,9 +4,9 @@
 namespace rowsocket {
 namespace {
 
-constexpr Status::Code kTable = Status::kStorage;
-constexpr Status::Code kRequest = Status::kBadRequest;
-constexpr Status::Code kAuth = Status::kUnauthorized;
+constexpr WireStatus::Code kTable = WireStatus::kStorage;
+constexpr WireStatus::Code kRequest = WireStatus::kBadRequest;
+constexpr WireStatus::Code kAuth = WireStatus::kUnauthorized;
 
 constexpr WireErrorInfo kErrors[] = {
     {kTable, "open_table", "the table does not exist or cannot be opened (or its metadata "

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "protocol/status.h"
+#include "protocol/wire_status.h"
 
 namespace rowsocket {
 
@@ -47,7 +47,7 @@ enum class WireError : uint8_t {
 };
 
 struct WireErrorInfo {
-  Status::Code code;
+  WireStatus::Code code;
   std::string_view word;
   std::string_view meaning;
 };
@@ -56,9 +56,9 @@ struct WireErrorInfo {
 const WireErrorInfo& Describe(WireError error);
 
 // The error as an answer.
-inline Status ErrorStatus(WireError error) {
+inline WireStatus ErrorStatus(WireError error) {
   const WireErrorInfo& info = Describe(error);
-  return Status::Of(info.code, info.word);
+  return WireStatus::Of(info.code, info.word);
 }
 
 // What a word received with `code` means, including words of the original plugin

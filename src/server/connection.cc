@@ -23,7 +23,7 @@ constexpr size_t kKeepInputCapacity = 64 * 1024;
 // Parsed-request slots an idle connection keeps (see Trim).
 constexpr size_t kKeepRequests = 64;
 
-void MakeError(Request* r, Status status) {
+void MakeError(Request* r, WireStatus status) {
   r->type = RequestType::kInvalid;
   r->error = status;
 }
@@ -116,7 +116,7 @@ size_t Connection::BeginTurn() {
 void Connection::EndTurn(size_t answered) { answered_ += answered; }
 
 void Connection::CountLatency(uint64_t micros) {
-  for (size_t i = turn_first_; i < answered_; ++i) stats_->latency.Add(KindOf(requests_[i]), micros);
+  for (size_t i = turn_first_; i < answered_; ++i) stats_->latency.Add(CategoryOf(requests_[i]), micros);
 }
 
 void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
@@ -124,7 +124,7 @@ void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->listener = listener_->name();
   info->peer = peer_;
   info->authenticated = authenticated_.load(std::memory_order_relaxed);
-  info->open_indexes = static_cast<uint32_t>(session_->open_indexes.Get());
+  info->open_indexes = static_cast<uint32_t>(bindings_->open_indexes.Get());
   info->requests = requests_total_.Get();
   info->bytes_received = bytes_received_.Get();
   info->bytes_sent = bytes_sent_.Get();
@@ -217,7 +217,7 @@ void Connection::HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us,
                             uint64_t committed_us) {
   Hold hold{ticket, begin, since_us, committed_us, {}};
   for (size_t i = turn_first_; i < answered_; ++i)
-    ++hold.requests[static_cast<size_t>(KindOf(requests_[i]))];
+    ++hold.requests[static_cast<size_t>(CategoryOf(requests_[i]))];
   holds_.push_back(hold);
 }
 
@@ -226,9 +226,9 @@ bool Connection::ReleaseOutput(uint64_t durable, uint64_t now_us) {
   for (; n < holds_.size() && holds_[n].ticket <= durable; ++n) {
     const Hold& hold = holds_[n];
     uint64_t requests = 0;
-    for (size_t k = 0; k < kRequestKinds; ++k) {
+    for (size_t k = 0; k < kRequestCategories; ++k) {
       if (hold.requests[k] == 0) continue;
-      stats_->latency.Add(static_cast<RequestKind>(k), now_us - hold.since_us, hold.requests[k]);
+      stats_->latency.Add(static_cast<RequestCategory>(k), now_us - hold.since_us, hold.requests[k]);
       requests += hold.requests[k];
     }
     if (now_us > hold.committed_us)

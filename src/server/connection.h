@@ -39,9 +39,9 @@ class Listener;
 class Connection {
  public:
   Connection(int fd, uint64_t id, std::string peer, Listener* listener,
-             std::unique_ptr<Session> session, WorkerStats* stats, uint64_t now_ms)
+             std::unique_ptr<IndexBindings> bindings, WorkerStats* stats, uint64_t now_ms)
       : fd_(fd), id_(id), peer_(std::move(peer)), connected_ms_(now_ms), listener_(listener),
-        session_(std::move(session)), stats_(stats) {
+        bindings_(std::move(bindings)), stats_(stats) {
     last_active_ms_.store(now_ms, std::memory_order_relaxed);
   }
 
@@ -87,7 +87,7 @@ class Connection {
   }
 
   int fd() const { return fd_; }
-  Session* session() const { return session_.get(); }
+  IndexBindings* bindings() const { return bindings_.get(); }
 
   // Reads once from the socket (through the worker's `scratch` buffer of `size`
   // bytes) into the input buffer. Returns false when the connection is unusable
@@ -192,7 +192,7 @@ class Connection {
   const std::string peer_;
   const uint64_t connected_ms_;
   Listener* listener_;
-  std::unique_ptr<Session> session_;
+  std::unique_ptr<IndexBindings> bindings_;
   WorkerStats* stats_;
   std::string in_;                 // received bytes; [0, consumed_) already parsed
   size_t consumed_ = 0;
@@ -204,7 +204,7 @@ class Connection {
     size_t begin;
     uint64_t since_us;
     uint64_t committed_us;
-    uint32_t requests[kRequestKinds];  // held answers by request kind
+    uint32_t requests[kRequestCategories];  // held answers by request category
   };
   std::vector<Hold> holds_;        // oldest first
   std::vector<Request> requests_;  // reused across batches

@@ -3,10 +3,10 @@
 // of parsed requests to an Executor and sends what the Executor wrote.
 //
 // Threading: each worker thread creates its own Executor through the
-// ExecutorFactory on that thread, uses it only there, and destroys it there. A
-// Session belongs to a connection, which any worker of its listener may serve: it is
-// used by one executor at a time, and may be destroyed on any worker's thread (the
-// last worker of a stopping listener destroys those left, before its Executor).
+// ExecutorFactory on that thread, uses it only there, and destroys it there. An
+// IndexBindings belongs to a connection, which any worker of its listener may serve:
+// it is used by one executor at a time, and may be destroyed on any worker's thread
+// (the last worker of a stopping listener destroys those left, before its Executor).
 #pragma once
 
 #include <atomic>
@@ -21,10 +21,11 @@
 
 namespace rowsocket {
 
-// Per-connection state the executor keeps (open indexes). Opaque to the server.
-class Session {
+// The index ids a connection's `P` requests bound, as the executor keeps them.
+// Opaque to the server.
+class IndexBindings {
  public:
-  virtual ~Session() = default;
+  virtual ~IndexBindings() = default;
   // Index ids bound on this connection; written by the worker, read by
   // information_schema.ROWSOCKET_CONNECTIONS from any thread.
   Counter open_indexes;
@@ -32,9 +33,9 @@ class Session {
 
 // One request of a batch, and where its answer goes.
 struct BatchItem {
-  Session* session;        // the connection's session
-  Request* request;        // parsed request (kInvalid carries its error)
-  std::string* out;        // the connection's output buffer; append the answer
+  IndexBindings* bindings;  // the connection's
+  Request* request;         // parsed request (kInvalid carries its error)
+  std::string* out;         // the connection's output buffer; append the answer
   // Backpressure: once `out` holds `out_limit` bytes or more (its client has not
   // read rowsocket_max_output_buffer of answers), the executor leaves this item and
   // every later item of the same connection unanswered and sets `deferred`; the
@@ -46,6 +47,7 @@ struct BatchItem {
 // Describes the worker an executor serves.
 struct WorkerInfo {
   int index;               // 0-based across all workers
+  int slot;                // 0-based among its listener's workers
   bool read_only;          // serves the read listener
   const char* listener;    // "read" or "write", for logs and process lists
   WorkerStats* stats;      // the worker's counters; the executor adds its own
@@ -58,7 +60,7 @@ class Executor {
  public:
   virtual ~Executor() = default;
 
-  virtual std::unique_ptr<Session> NewSession() = 0;
+  virtual std::unique_ptr<IndexBindings> NewIndexBindings() = 0;
 
   // Executes items[0..count) and appends exactly one answer per item to its
   // `out`, in item order, except for deferred items (see BatchItem::out_limit), which

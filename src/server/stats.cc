@@ -1,25 +1,25 @@
-// Latency buckets and request kind names for the statistics of stats.h.
+// Latency buckets and request category names for the statistics of stats.h.
 #include "server/stats.h"
 
 namespace rowsocket {
 
-const char* RequestKindName(RequestKind kind) {
-  static const char* const kNames[kRequestKinds] = {"open",   "find", "insert", "update",
-                                                    "delete", "auth", "invalid"};
-  return kNames[static_cast<size_t>(kind)];
+const char* RequestCategoryName(RequestCategory category) {
+  static const char* const kNames[kRequestCategories] = {"open",   "find", "insert", "update",
+                                                         "delete", "auth", "invalid"};
+  return kNames[static_cast<size_t>(category)];
 }
 
-RequestKind KindOf(const Request& r) {
+RequestCategory CategoryOf(const Request& r) {
   switch (r.type) {
-    case RequestType::kOpenIndex: return RequestKind::kOpen;
-    case RequestType::kAuth: return RequestKind::kAuth;
-    case RequestType::kInsert: return RequestKind::kInsert;
-    case RequestType::kInvalid: return RequestKind::kInvalid;
+    case RequestType::kOpenIndex: return RequestCategory::kOpen;
+    case RequestType::kAuth: return RequestCategory::kAuth;
+    case RequestType::kInsert: return RequestCategory::kInsert;
+    case RequestType::kInvalid: return RequestCategory::kInvalid;
     case RequestType::kFind:
-      if (r.modify == ModifyOp::kNone) return RequestKind::kFind;
-      return r.modify == ModifyOp::kDelete ? RequestKind::kDelete : RequestKind::kUpdate;
+      if (r.modify == ModifyOp::kNone) return RequestCategory::kFind;
+      return r.modify == ModifyOp::kDelete ? RequestCategory::kDelete : RequestCategory::kUpdate;
   }
-  return RequestKind::kInvalid;
+  return RequestCategory::kInvalid;
 }
 
 size_t LatencyBucket(uint64_t micros) {

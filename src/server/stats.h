@@ -52,13 +52,12 @@ namespace rowsocket {
   X(log_flush_wait_microseconds,                                                   \
     "summed over requests: how long answers of committed writes waited for the log flush")
 
-// Request latency, as the server sees it: from the read that brought a request in
-// to the write that sent its answer (batching included), per request kind.
-enum class RequestKind : uint8_t { kOpen, kFind, kInsert, kUpdate, kDelete, kAuth, kInvalid };
-constexpr size_t kRequestKinds = 7;
-const char* RequestKindName(RequestKind kind);
-// The kind a request is counted as (U, + and - are updates).
-RequestKind KindOf(const Request& request);
+// What a request is counted as, in the counters and in ROWSOCKET_LATENCY.KIND
+// (U, + and - are updates).
+enum class RequestCategory : uint8_t { kOpen, kFind, kInsert, kUpdate, kDelete, kAuth, kInvalid };
+constexpr size_t kRequestCategories = 7;
+const char* RequestCategoryName(RequestCategory category);
+RequestCategory CategoryOf(const Request& request);
 
 // Upper bounds of the latency buckets in microseconds; the last bucket is unbounded.
 constexpr uint64_t kLatencyBoundsUs[] = {10,    20,    50,     100,    200,    500,
@@ -67,10 +66,12 @@ constexpr uint64_t kLatencyBoundsUs[] = {10,    20,    50,     100,    200,    5
 constexpr size_t kLatencyBuckets = sizeof(kLatencyBoundsUs) / sizeof(kLatencyBoundsUs[0]) + 1;
 size_t LatencyBucket(uint64_t micros);
 
+// Request latency, as the server sees it: from the read that brought a request in
+// to the write that sent its answer (batching included), per request category.
 struct LatencyHistogram {
-  Counter buckets[kRequestKinds][kLatencyBuckets];
-  void Add(RequestKind kind, uint64_t micros, uint64_t n = 1) {
-    buckets[static_cast<size_t>(kind)][LatencyBucket(micros)].Add(n);
+  Counter buckets[kRequestCategories][kLatencyBuckets];
+  void Add(RequestCategory category, uint64_t micros, uint64_t n = 1) {
+    buckets[static_cast<size_t>(category)][LatencyBucket(micros)].Add(n);
   }
 };
 
@@ -88,13 +89,13 @@ struct StatsSnapshot {
 #undef ROWSOCKET_DECLARE_VALUE
   uint64_t connections_read = 0;   // open now, read listener
   uint64_t connections_write = 0;  // open now, write listener
-  uint64_t latency[kRequestKinds][kLatencyBuckets] = {};
+  uint64_t latency[kRequestCategories][kLatencyBuckets] = {};
 
   void AddFrom(const WorkerStats& s) {
 #define ROWSOCKET_ADD_VALUE(name, doc) name += s.name.Get();
     ROWSOCKET_STATS(ROWSOCKET_ADD_VALUE)
 #undef ROWSOCKET_ADD_VALUE
-    for (size_t k = 0; k < kRequestKinds; ++k)
+    for (size_t k = 0; k < kRequestCategories; ++k)
       for (size_t b = 0; b < kLatencyBuckets; ++b) latency[k][b] += s.latency.buckets[k][b].Get();
   }
 };

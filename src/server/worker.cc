@@ -257,7 +257,7 @@ void Worker::TakeRequests(Connection* c, uint32_t max_line, size_t max_unsent, u
   turn_.push_back({c, batch_.size(), c->parsed() - first});
   const size_t out_limit = c->OutputLimit(max_unsent);
   for (size_t k = first; k < c->parsed(); ++k)
-    batch_.push_back({c->session(), c->request(k), c->output(), out_limit, false});
+    batch_.push_back({c->bindings(), c->request(k), c->output(), out_limit, false});
 }
 
 // After a connection's turn, or once its socket may take more: writes what may
@@ -350,7 +350,7 @@ void Worker::AddConnection(int fd, std::string peer, Executor* executor) {
   if (config_.sndbuf > 0) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &config_.sndbuf, sizeof(int));
   if (config_.rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &config_.rcvbuf, sizeof(int));
   auto owned = std::make_unique<Connection>(fd, g_next_connection_id.fetch_add(1), std::move(peer),
-                                            listener_, executor->NewSession(), &stats_, NowMs());
+                                            listener_, executor->NewIndexBindings(), &stats_, NowMs());
   owned->ServedBy(&stats_, info_.index);
   stats_.connections_total.Add();
   Connection* c = connections_->Add(std::move(owned));

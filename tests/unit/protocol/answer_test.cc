@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "protocol/response.h"
-#include "protocol/status.h"
+#include "protocol/wire_status.h"
 
 namespace rowsocket {
 namespace {
@@ -99,12 +99,12 @@ TEST(ParseAnswer, reads_back_everything_response_writer_writes) {
   std::string out;
   ResponseWriter w(&out);
   w.OkWithNumber(18446744073709551615ull);
-  w.Error(Status::StorageCode(121));
+  w.Error(WireStatus::StorageCode(121));
   w.BeginRows(2);
-  w.Value(std::string_view("\x00\x0f\x10", 3));
+  w.WireValue(std::string_view("\x00\x0f\x10", 3));
   w.NullValue();
   w.IntegerValue(-5);
-  w.Value("");
+  w.WireValue("");
   w.EndRows();
 
   std::vector<std::string> lines;

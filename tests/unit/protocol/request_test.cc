@@ -42,12 +42,12 @@ class RequestTest : public ::testing::Test {
   std::string ErrorOf(std::initializer_list<std::string_view> tokens) {
     Parse(tokens);
     if (request_.type != RequestType::kInvalid) return "";
-    EXPECT_EQ(request_.error.code(), Status::kBadRequest);
+    EXPECT_EQ(request_.error.code(), WireStatus::kBadRequest);
     return std::string(request_.error.message());
   }
-  static std::vector<std::string> Strings(const std::vector<Value>& values) {
+  static std::vector<std::string> Strings(const std::vector<WireValue>& values) {
     std::vector<std::string> out;
-    for (const Value& v : values) out.push_back(v.is_null ? "<null>" : std::string(v.view()));
+    for (const WireValue& v : values) out.push_back(v.is_null ? "<null>" : std::string(v.view()));
     return out;
   }
   using Strs = std::vector<std::string>;
@@ -149,7 +149,7 @@ TEST_F(RequestTest, auth_reads_type_and_decoded_key) {
 TEST_F(RequestTest, auth_without_type_is_unauthorized_authtype) {
   const Request& r = Parse({"A"});
   EXPECT_EQ(r.type, RequestType::kInvalid);
-  EXPECT_EQ(r.error.code(), Status::kUnauthorized);
+  EXPECT_EQ(r.error.code(), WireStatus::kUnauthorized);
   EXPECT_EQ(r.error.message(), "authtype");
 }
 
@@ -216,11 +216,11 @@ TEST_F(RequestTest, find_accepts_largest_index_id) {
 
 // --- insert -----------------------------------------------------------------------
 
-TEST_F(RequestTest, insert_puts_values_in_key) {
+TEST_F(RequestTest, insert_puts_its_values_in_insert_values) {
   const Request& r = Parse({"3", "+", "3", "1", "", kNull});
   ASSERT_EQ(r.type, RequestType::kInsert);
   EXPECT_EQ(r.index_id, 3u);
-  EXPECT_EQ(Strings(r.key), (Strs{"1", "", "<null>"}));
+  EXPECT_EQ(Strings(r.insert_values), (Strs{"1", "", "<null>"}));
 }
 
 TEST_F(RequestTest, insert_with_zero_values_is_klen) {
@@ -232,13 +232,13 @@ TEST_F(RequestTest, insert_with_zero_values_is_klen) {
 TEST_F(RequestTest, insert_with_trailing_tab_has_empty_last_value) {
   const Request& r = Parse("1\t+\t2\tx\t");
   ASSERT_EQ(r.type, RequestType::kInsert);
-  EXPECT_EQ(Strings(r.key), (Strs{"x", ""}));
+  EXPECT_EQ(Strings(r.insert_values), (Strs{"x", ""}));
 }
 
 TEST_F(RequestTest, insert_ignores_a_trailing_tab_after_its_values) {
   const Request& r = Parse("1\t+\t1\tx\t");
   ASSERT_EQ(r.type, RequestType::kInsert);
-  EXPECT_EQ(Strings(r.key), (Strs{"x"}));
+  EXPECT_EQ(Strings(r.insert_values), (Strs{"x"}));
 }
 
 TEST_F(RequestTest, insert_with_value_count_mismatch_is_klen) {
@@ -655,7 +655,8 @@ TEST_F(RequestTest, lines_of_a_pipelined_buffer_parse_independently) {
       EXPECT_EQ(r.modify, ModifyOp::kNone);
       EXPECT_FALSE(r.return_rows);
       EXPECT_TRUE(r.modify_values.empty());
-      EXPECT_EQ(Strings(r.key), (Strs{"p", "q"}));
+      EXPECT_TRUE(r.key.empty());
+      EXPECT_EQ(Strings(r.insert_values), (Strs{"p", "q"}));
     }
   }
   EXPECT_EQ(types, (std::vector<RequestType>{RequestType::kOpenIndex, RequestType::kFind,
@@ -700,21 +701,21 @@ TEST_F(RequestTest, error_is_cleared_by_the_next_good_line) {
 TEST(RequestClear, clear_resets_every_field) {
   Request r;
   r.type = RequestType::kFind;
-  r.error = Status::BadRequest("op");
+  r.error = WireStatus::BadRequest("op");
   r.index_id = 9;
   r.db = "db";
   r.auth_key = "k";
   r.op = FindOp::kGt;
-  r.key.push_back(Value::Of("a"));
+  r.key.push_back(WireValue::Of("a"));
   r.limit = 7;
   r.offset = 3;
   r.has_in = true;
   r.in_key_part = 2;
-  r.in_values.push_back(Value::Null());
-  r.filters.push_back(Filter());
+  r.in_values.push_back(WireValue::Null());
+  r.filters.push_back(RequestFilter());
   r.modify = ModifyOp::kDelete;
   r.return_rows = true;
-  r.modify_values.push_back(Value::Of("m"));
+  r.modify_values.push_back(WireValue::Of("m"));
   r.Clear();
   EXPECT_EQ(r.type, RequestType::kInvalid);
   EXPECT_TRUE(r.error.ok());
@@ -742,7 +743,7 @@ TEST_F(RequestTest, malformed_lines_that_ask_to_write_say_so) {
   EXPECT_TRUE(Parse({"1", "=", "1", "a", "Z"}).asks_to_write);           // unknown mop
   EXPECT_TRUE(Parse({"1", "=", "1", "a", "D", "x"}).asks_to_write);      // D, values ignored
   EXPECT_TRUE(Parse({"1", "=", "1", "a", "U", "x"}).asks_to_write);      // well formed
-  EXPECT_EQ(Parse({"1", "=", "1", "a", "Z"}).error, Status::BadRequest("modop"));
+  EXPECT_EQ(Parse({"1", "=", "1", "a", "Z"}).error, WireStatus::BadRequest("modop"));
 }
 
 TEST_F(RequestTest, reads_and_bad_filters_do_not_ask_to_write) {

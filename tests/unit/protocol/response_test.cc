@@ -1,4 +1,4 @@
-// Tests for ResponseWriter and Status: the exact bytes of every answer shape.
+// Tests for ResponseWriter and WireStatus: the exact bytes of every answer shape.
 //
 // Answers are compared byte for byte, because a client library splits them on TAB
 // and LF and reads the first token as the error code.
@@ -10,7 +10,7 @@
 #include <limits>
 #include <string>
 
-#include "protocol/status.h"
+#include "protocol/wire_status.h"
 
 namespace rowsocket {
 namespace {
@@ -33,24 +33,24 @@ TEST(ResponseWriter, ok_with_number_writes_the_number_as_third_token) {
 TEST(ResponseWriter, error_writes_code_one_and_message) {
   std::string out;
   ResponseWriter w(&out);
-  w.Error(Status::BadRequest("syntax"));
-  w.Error(Status::Storage("open_table"));
-  w.Error(Status::Unauthorized("unauth"));
-  w.Error(Status::StorageCode(121));
+  w.Error(WireStatus::BadRequest("syntax"));
+  w.Error(WireStatus::Storage("open_table"));
+  w.Error(WireStatus::Unauthorized("unauth"));
+  w.Error(WireStatus::StorageCode(121));
   EXPECT_EQ(out, "2\t1\tsyntax\n1\t1\topen_table\n3\t1\tunauth\n1\t1\t121\n");
 }
 
 TEST(ResponseWriter, error_with_empty_message_has_two_tokens) {
   std::string out;
-  ResponseWriter(&out).Error(Status::BadRequest(""));
+  ResponseWriter(&out).Error(WireStatus::BadRequest(""));
   EXPECT_EQ(out, "2\t1\n");
 }
 
 TEST(ResponseWriter, result_writes_ok_or_error) {
   std::string out;
   ResponseWriter w(&out);
-  w.Result(Status::OK());
-  w.Result(Status::BadRequest("readonly"));
+  w.Result(WireStatus::OK());
+  w.Result(WireStatus::BadRequest("readonly"));
   EXPECT_EQ(out, "0\t1\n2\t1\treadonly\n");
 }
 
@@ -58,10 +58,10 @@ TEST(ResponseWriter, rows_are_flattened_after_column_count) {
   std::string out;
   ResponseWriter w(&out);
   w.BeginRows(2);
-  w.Value("1");
-  w.Value("alice");
-  w.Value("2");
-  w.Value("bob");
+  w.WireValue("1");
+  w.WireValue("alice");
+  w.WireValue("2");
+  w.WireValue("bob");
   w.EndRows();
   EXPECT_EQ(out, "0\t2\t1\talice\t2\tbob\n");
 }
@@ -79,8 +79,8 @@ TEST(ResponseWriter, null_value_is_one_zero_byte_and_empty_value_is_empty_token)
   ResponseWriter w(&out);
   w.BeginRows(3);
   w.NullValue();
-  w.Value("");
-  w.Value(std::string_view("\0", 1));
+  w.WireValue("");
+  w.WireValue(std::string_view("\0", 1));
   w.EndRows();
   EXPECT_EQ(out, std::string("0\t3\t") + '\0' + "\t\t\x01\x40\n");
 }
@@ -89,7 +89,7 @@ TEST(ResponseWriter, values_are_encoded) {
   std::string out;
   ResponseWriter w(&out);
   w.BeginRows(1);
-  w.Value("a\tb\nc");
+  w.WireValue("a\tb\nc");
   w.EndRows();
   EXPECT_EQ(out, "0\t1\ta\x01\x49" "b\x01\x4a" "c\n");
 }
@@ -114,7 +114,7 @@ TEST(ResponseWriter, answers_of_a_batch_append_to_one_buffer) {
   ResponseWriter w(&out);
   w.Ok();
   w.BeginRows(1);
-  w.Value("x");
+  w.WireValue("x");
   w.EndRows();
   w.OkWithNumber(3);
   EXPECT_EQ(out, "earlier0\t1\n0\t1\tx\n0\t1\t3\n");
@@ -126,44 +126,44 @@ TEST(ResponseWriter, truncate_to_mark_drops_a_started_answer) {
   w.Ok();
   const size_t mark = w.Mark();
   w.BeginRows(2);
-  w.Value("half");
+  w.WireValue("half");
   w.Truncate(mark);
-  w.Error(Status::StorageCode(1213));
+  w.Error(WireStatus::StorageCode(1213));
   EXPECT_EQ(out, "0\t1\n1\t1\t1213\n");
 }
 
-TEST(Status, ok_is_code_zero_without_message) {
-  const Status s = Status::OK();
+TEST(WireStatus, ok_is_code_zero_without_message) {
+  const WireStatus s = WireStatus::OK();
   EXPECT_TRUE(s.ok());
-  EXPECT_EQ(s.code(), Status::kOk);
+  EXPECT_EQ(s.code(), WireStatus::kOk);
   EXPECT_EQ(s.message(), "");
-  EXPECT_EQ(s, Status());
+  EXPECT_EQ(s, WireStatus());
 }
 
-TEST(Status, storage_code_is_code_one_with_the_decimal_number) {
-  EXPECT_EQ(Status::StorageCode(121), Status::Storage("121"));
-  EXPECT_EQ(Status::StorageCode(0).message(), "0");
-  EXPECT_EQ(Status::StorageCode(-1).message(), "-1");
-  EXPECT_EQ(Status::StorageCode(std::numeric_limits<int>::min()).message(), "-2147483648");
-  EXPECT_EQ(Status::StorageCode(121).code(), Status::kStorage);
+TEST(WireStatus, storage_code_is_code_one_with_the_decimal_number) {
+  EXPECT_EQ(WireStatus::StorageCode(121), WireStatus::Storage("121"));
+  EXPECT_EQ(WireStatus::StorageCode(0).message(), "0");
+  EXPECT_EQ(WireStatus::StorageCode(-1).message(), "-1");
+  EXPECT_EQ(WireStatus::StorageCode(std::numeric_limits<int>::min()).message(), "-2147483648");
+  EXPECT_EQ(WireStatus::StorageCode(121).code(), WireStatus::kStorage);
 }
 
-TEST(Status, constructors_set_the_wire_code) {
-  EXPECT_EQ(Status::Storage("open_table").code(), Status::kStorage);
-  EXPECT_EQ(Status::BadRequest("kpnum").code(), Status::kBadRequest);
-  EXPECT_EQ(Status::Unauthorized("authtype").code(), Status::kUnauthorized);
-  EXPECT_FALSE(Status::BadRequest("kpnum").ok());
+TEST(WireStatus, constructors_set_the_wire_code) {
+  EXPECT_EQ(WireStatus::Storage("open_table").code(), WireStatus::kStorage);
+  EXPECT_EQ(WireStatus::BadRequest("kpnum").code(), WireStatus::kBadRequest);
+  EXPECT_EQ(WireStatus::Unauthorized("authtype").code(), WireStatus::kUnauthorized);
+  EXPECT_FALSE(WireStatus::BadRequest("kpnum").ok());
 }
 
-TEST(Status, equality_compares_code_and_message) {
-  EXPECT_EQ(Status::BadRequest("op"), Status::BadRequest("op"));
-  EXPECT_NE(Status::BadRequest("op"), Status::BadRequest("modop"));
-  EXPECT_NE(Status::BadRequest("op"), Status::Storage("op"));
+TEST(WireStatus, equality_compares_code_and_message) {
+  EXPECT_EQ(WireStatus::BadRequest("op"), WireStatus::BadRequest("op"));
+  EXPECT_NE(WireStatus::BadRequest("op"), WireStatus::BadRequest("modop"));
+  EXPECT_NE(WireStatus::BadRequest("op"), WireStatus::Storage("op"));
 }
 
-TEST(Status, long_message_is_cut_to_fit_without_allocation) {
+TEST(WireStatus, long_message_is_cut_to_fit_without_allocation) {
   const std::string long_message(100, 'x');
-  EXPECT_EQ(Status::Storage(long_message).message(), std::string(31, 'x'));
+  EXPECT_EQ(WireStatus::Storage(long_message).message(), std::string(31, 'x'));
 }
 
 }  // namespace

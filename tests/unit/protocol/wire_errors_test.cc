@@ -22,9 +22,9 @@ TEST(WireErrors, every_error_has_a_distinct_word_and_a_meaning) {
 }
 
 TEST(WireErrors, error_status_carries_the_class_and_the_word) {
-  EXPECT_EQ(ErrorStatus(WireError::kKpNum), Status::BadRequest("kpnum"));
-  EXPECT_EQ(ErrorStatus(WireError::kOpenTable), Status::Storage("open_table"));
-  EXPECT_EQ(ErrorStatus(WireError::kUnauth), Status::Unauthorized("unauth"));
+  EXPECT_EQ(ErrorStatus(WireError::kKpNum), WireStatus::BadRequest("kpnum"));
+  EXPECT_EQ(ErrorStatus(WireError::kOpenTable), WireStatus::Storage("open_table"));
+  EXPECT_EQ(ErrorStatus(WireError::kUnauth), WireStatus::Unauthorized("unauth"));
 }
 
 TEST(WireErrors, a_word_means_something_only_in_its_class) {

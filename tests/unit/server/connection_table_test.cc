@@ -21,11 +21,11 @@
 namespace rowsocket {
 namespace {
 
-// A session that says when it is destroyed, i.e. when its connection is freed.
-class WatchedSession : public Session {
+// Bindings that say when they are destroyed, i.e. when its connection is freed.
+class WatchedBindings : public IndexBindings {
  public:
-  explicit WatchedSession(bool* freed) : freed_(freed) {}
-  ~WatchedSession() override { *freed_ = true; }
+  explicit WatchedBindings(bool* freed) : freed_(freed) {}
+  ~WatchedBindings() override { *freed_ = true; }
 
  private:
   bool* freed_;
@@ -54,7 +54,7 @@ class ConnectionTableTest : public ::testing::Test {
     clients_.push_back(fds[0]);
     EXPECT_TRUE(table_->Admit(100));
     auto c = std::make_unique<Connection>(fds[1], 1, "test", &listener_,
-                                          std::make_unique<WatchedSession>(*freed), &stats_, 0);
+                                          std::make_unique<WatchedBindings>(*freed), &stats_, 0);
     return table_->Add(std::move(c));
   }
 

@@ -22,7 +22,7 @@ class ConnectionTest : public ::testing::Test {
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
     client_ = fds[0];
     conn_ = std::make_unique<Connection>(fds[1], 1, "test", listener_.get(),
-                                         std::make_unique<Session>(), &stats_, 0);
+                                         std::make_unique<IndexBindings>(), &stats_, 0);
   }
   void TearDown() override {
     if (conn_) ::close(conn_->fd());
@@ -58,7 +58,7 @@ TEST_F(ConnectionTest, pipelined_lines_parse_in_order_and_cr_lf_is_accepted) {
   EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
   EXPECT_EQ(conn_->request(0)->key[0].view(), "5");  // no CR left on the last token
   EXPECT_EQ(conn_->request(1)->type, RequestType::kInvalid);  // no secret: A is refused
-  EXPECT_EQ(conn_->request(1)->error, Status::Unauthorized("unauth"));
+  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("unauth"));
   EXPECT_EQ(conn_->request(2)->type, RequestType::kInsert);
 }
 
@@ -72,7 +72,7 @@ TEST_F(ConnectionTest, a_partial_line_waits_for_the_rest) {
 TEST_F(ConnectionTest, a_line_over_the_limit_answers_linelen_and_closes) {
   Open(false);
   ASSERT_EQ(Feed(std::string(100, 'x') + "\n", 64), 1u);
-  EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("linelen"));
+  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
 }
 
@@ -80,7 +80,7 @@ TEST_F(ConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_limit)
   Open(false);
   EXPECT_EQ(Feed(std::string(40, 'x'), 64), 0u);
   ASSERT_EQ(Feed(std::string(40, 'x'), 64), 1u);
-  EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("linelen"));
+  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
 }
 
@@ -90,7 +90,7 @@ TEST_F(ConnectionTest, an_unfinished_line_past_the_listeners_budget_answers_line
   Open(false);
   ASSERT_EQ(Feed("0\t=\t1\t5\n" + std::string(40, 'x'), 1024, 32), 2u);
   EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
-  EXPECT_EQ(conn_->request(1)->error, Status::BadRequest("linelen"));
+  EXPECT_EQ(conn_->request(1)->error, WireStatus::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
   EXPECT_EQ(stats_.connections_input_limited.Get(), 1u);
 }
@@ -121,9 +121,9 @@ TEST_F(ConnectionTest, deferred_requests_wait_parsed_for_a_later_turn) {
 TEST_F(ConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
   Open(false, "s3cret");
   ASSERT_EQ(Feed("0\t=\t1\t1\nA\t1\twrong\nA\t2\ts3cret\nA\t1\ts3cret\n0\t=\t1\t1\n"), 5u);
-  EXPECT_EQ(conn_->request(0)->error, Status::Unauthorized("unauth"));
-  EXPECT_EQ(conn_->request(1)->error, Status::Unauthorized("unauth"));
-  EXPECT_EQ(conn_->request(2)->error, Status::Unauthorized("authtype"));
+  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(conn_->request(2)->error, WireStatus::Unauthorized("authtype"));
   EXPECT_EQ(conn_->request(3)->type, RequestType::kAuth);
   EXPECT_EQ(conn_->request(4)->type, RequestType::kFind);
 }
@@ -131,18 +131,18 @@ TEST_F(ConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
 TEST_F(ConnectionTest, writes_on_the_read_listener_answer_readonly) {
   Open(true);
   ASSERT_EQ(Feed("0\t+\t1\tv\n0\t=\t1\t1\t1\t0\tD\n0\t=\t1\t1\n"), 3u);
-  EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(1)->error, Status::BadRequest("readonly"));
+  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(conn_->request(1)->error, WireStatus::BadRequest("readonly"));
   EXPECT_EQ(conn_->request(2)->type, RequestType::kFind);
 }
 
 TEST_F(ConnectionTest, malformed_writes_on_the_read_listener_answer_readonly_too) {
   Open(true);
   ASSERT_EQ(Feed("0\t+\t2\tv\n0\t=\t1\t1\tZ\n0\t=\t1\t1\tD\tx\n0\t=\t0\n"), 4u);
-  EXPECT_EQ(conn_->request(0)->error, Status::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(1)->error, Status::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(2)->error, Status::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(3)->error, Status::BadRequest("klen"));  // a read, malformed
+  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(conn_->request(1)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(conn_->request(2)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(conn_->request(3)->error, WireStatus::BadRequest("klen"));  // a read, malformed
 }
 
 TEST_F(ConnectionTest, answers_are_flushed_to_the_client) {
@@ -245,9 +245,9 @@ TEST_F(ConnectionTest, held_answers_count_their_latency_until_released) {
   EXPECT_FALSE(conn_->ReleaseOutput(2, 1500));
   EXPECT_TRUE(conn_->ReleaseOutput(3, 1700));
   const size_t at_700us = LatencyBucket(700);
-  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestKind::kInsert)][at_700us].Get(), 2u);
-  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestKind::kFind)][at_700us].Get(), 1u);
-  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestKind::kInsert)][LatencyBucket(500)].Get(),
+  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestCategory::kInsert)][at_700us].Get(), 2u);
+  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestCategory::kFind)][at_700us].Get(), 1u);
+  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestCategory::kInsert)][LatencyBucket(500)].Get(),
             0u);
   EXPECT_EQ(stats_.log_flush_wait_microseconds.Get(), 3u * 500);
 }

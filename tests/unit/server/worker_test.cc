@@ -30,7 +30,7 @@ class StandInExecutor : public Executor {
  public:
   StandInExecutor(size_t padding, std::atomic<size_t>* largest_output)
       : padding_(padding), largest_output_(largest_output) {}
-  std::unique_ptr<Session> NewSession() override { return std::make_unique<Session>(); }
+  std::unique_ptr<IndexBindings> NewIndexBindings() override { return std::make_unique<IndexBindings>(); }
   uint64_t Execute(BatchItem* items, size_t count) override {
     for (size_t i = 0; i < count; ++i) {
       BatchItem& item = items[i];
@@ -83,7 +83,7 @@ class WorkerTest : public ::testing::Test {
     port_ = ntohs(addr.sin_port);
   }
   void RunWorker() {
-    WorkerInfo info{0, false, "write", nullptr, {}};
+    WorkerInfo info{0, 0, false, "write", nullptr, {}};
     worker_ = std::make_unique<Worker>(info, &listener_, 0, factory_.get(), config_, &tunables_);
     std::string error;
     ASSERT_TRUE(worker_->Start(&error)) << error;

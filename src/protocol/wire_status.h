@@ -1,11 +1,11 @@
-// Status: the outcome of one request, as a value.
+// WireStatus: the outcome of one request, as a value.
 //
 // Every error rowsocket can answer maps one-to-one onto a wire error of the
 // HandlerSocket protocol: `<code> 1 <message>`, where code 1 means the storage
 // engine or the table failed, 2 the request was wrong, 3 authentication failed.
 // Messages are short lower-case words (`kpnum`, `readonly`, `121`, ...).
 //
-// A Status is a small value (no allocation); copy it freely. Thread-compatible.
+// A WireStatus is a small value (no allocation); copy it freely. Thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -14,34 +14,34 @@
 
 namespace rowsocket {
 
-class Status {
+class WireStatus {
  public:
   // Wire error classes.
   enum Code : uint8_t { kOk = 0, kStorage = 1, kBadRequest = 2, kUnauthorized = 3 };
 
-  Status() = default;
-  static Status OK() { return Status(); }
+  WireStatus() = default;
+  static WireStatus OK() { return WireStatus(); }
   // Code 1: the table or the storage engine failed ("open_table", "121", ...).
-  static Status Storage(std::string_view message) { return Status(kStorage, message); }
+  static WireStatus Storage(std::string_view message) { return WireStatus(kStorage, message); }
   // Code 1 with the storage engine's numeric error code as the message.
-  static Status StorageCode(int engine_error);
+  static WireStatus StorageCode(int engine_error);
   // Code 2: the request itself is wrong ("syntax", "kpnum", "readonly", ...).
-  static Status BadRequest(std::string_view message) { return Status(kBadRequest, message); }
+  static WireStatus BadRequest(std::string_view message) { return WireStatus(kBadRequest, message); }
   // Code 3: authentication ("unauth", "authtype").
-  static Status Unauthorized(std::string_view message) { return Status(kUnauthorized, message); }
+  static WireStatus Unauthorized(std::string_view message) { return WireStatus(kUnauthorized, message); }
   // Any class (see wire_errors.h for the words).
-  static Status Of(Code code, std::string_view message) { return Status(code, message); }
+  static WireStatus Of(Code code, std::string_view message) { return WireStatus(code, message); }
 
   bool ok() const { return code_ == kOk; }
   Code code() const { return code_; }
   std::string_view message() const { return std::string_view(message_, size_); }
 
-  bool operator==(const Status& o) const { return code_ == o.code_ && message() == o.message(); }
-  bool operator!=(const Status& o) const { return !(*this == o); }
+  bool operator==(const WireStatus& o) const { return code_ == o.code_ && message() == o.message(); }
+  bool operator!=(const WireStatus& o) const { return !(*this == o); }
 
  private:
   static constexpr size_t kMaxMessage = 31;
-  Status(Code code, std::string_view message) : code_(code) {
+  WireStatus(Code code, std::string_view message) : code_(code) {
     size_ = static_cast<uint8_t>(message.size() < kMaxMessage ? message.size() : kMaxMessage);
     std::memcpy(message_, message.data(), size_);
   }
