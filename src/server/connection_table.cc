@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "server/connection.h"
+#include "server/client_connection.h"
 #include "util/log.h"
 
 namespace rowsocket {
@@ -31,8 +31,8 @@ bool ConnectionTable::Admit(uint32_t limit) {
   return true;
 }
 
-Connection* ConnectionTable::Add(std::unique_ptr<Connection> connection) {
-  Connection* c = connection.get();
+ClientConnection* ConnectionTable::Add(std::unique_ptr<ClientConnection> connection) {
+  ClientConnection* c = connection.get();
   {
     std::lock_guard<std::mutex> lock(list_mutex_);
     c->table_slot_ = list_.size();
@@ -51,7 +51,7 @@ Connection* ConnectionTable::Add(std::unique_ptr<Connection> connection) {
 }
 
 // Swaps the last listed connection into c's slot.
-void ConnectionTable::Unlist(Connection* c, std::unique_ptr<Connection>* owned) {
+void ConnectionTable::Unlist(ClientConnection* c, std::unique_ptr<ClientConnection>* owned) {
   std::lock_guard<std::mutex> lock(list_mutex_);
   const size_t i = c->table_slot_;
   *owned = std::move(list_[i]);
@@ -62,15 +62,15 @@ void ConnectionTable::Unlist(Connection* c, std::unique_ptr<Connection>* owned) 
   list_.pop_back();
 }
 
-void ConnectionTable::ChargeInput(Connection* c) {
+void ConnectionTable::ChargeInput(ClientConnection* c) {
   const size_t now = c->input_capacity();
   if (now == c->input_charged_) return;
   input_bytes_.fetch_add(now - c->input_charged_, std::memory_order_relaxed);  // modulo 2^n
   c->input_charged_ = now;
 }
 
-void ConnectionTable::Close(Connection* c) {
-  std::unique_ptr<Connection> owned;
+void ConnectionTable::Close(ClientConnection* c) {
+  std::unique_ptr<ClientConnection> owned;
   Unlist(c, &owned);
   input_bytes_.fetch_sub(c->input_charged_, std::memory_order_relaxed);
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
@@ -86,12 +86,12 @@ void ConnectionTable::CloseAll() {
     std::lock_guard<std::mutex> lock(held_mutex_);
     held_.clear();
   }
-  std::vector<std::unique_ptr<Connection>> all;
+  std::vector<std::unique_ptr<ClientConnection>> all;
   {
     std::lock_guard<std::mutex> lock(list_mutex_);
     all.swap(list_);
   }
-  for (std::unique_ptr<Connection>& c : all) {
+  for (std::unique_ptr<ClientConnection>& c : all) {
     input_bytes_.fetch_sub(c->input_charged_, std::memory_order_relaxed);
     epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
     ::close(c->fd());
@@ -132,18 +132,18 @@ void ConnectionTable::FreeRetired() {
   }
 }  // `freed` goes here, outside the lock, with the connections' sessions
 
-void ConnectionTable::Hold(Connection* const* connections, size_t count) {
+void ConnectionTable::Hold(ClientConnection* const* connections, size_t count) {
   std::lock_guard<std::mutex> lock(held_mutex_);
   held_.insert(held_.end(), connections, connections + count);
 }
 
-void ConnectionTable::TakeDurable(uint64_t durable, std::vector<Connection*>* taken) {
+void ConnectionTable::TakeDurable(uint64_t durable, std::vector<ClientConnection*>* taken) {
   bool emptied = false;
   {
     std::lock_guard<std::mutex> lock(held_mutex_);
     if (held_.empty()) return;
     for (size_t i = 0; i < held_.size();) {
-      Connection* c = held_[i];
+      ClientConnection* c = held_[i];
       if (c->held_until() > durable) {
         ++i;
         continue;
@@ -185,10 +185,10 @@ bool ConnectionTable::SweepDue(uint64_t now_ms) {
 
 void ConnectionTable::ForEachIdle(
     uint64_t now_ms, const std::function<bool(uint64_t)>& wants,
-    const std::function<void(Connection*, uint64_t)>& visit) {
+    const std::function<void(ClientConnection*, uint64_t)>& visit) {
   std::lock_guard<std::mutex> lock(list_mutex_);
-  for (const std::unique_ptr<Connection>& owned : list_) {
-    Connection* c = owned.get();
+  for (const std::unique_ptr<ClientConnection>& owned : list_) {
+    ClientConnection* c = owned.get();
     const uint64_t idle_ms = c->idle_ms(now_ms);
     if (!wants(idle_ms) || !c->Claim()) continue;
     visit(c, idle_ms);
@@ -198,7 +198,7 @@ void ConnectionTable::ForEachIdle(
 
 void ConnectionTable::Describe(uint64_t now_ms, std::vector<ConnectionInfo>* out) const {
   std::lock_guard<std::mutex> lock(list_mutex_);
-  for (const std::unique_ptr<Connection>& c : list_) {
+  for (const std::unique_ptr<ClientConnection>& c : list_) {
     out->emplace_back();
     c->Describe(now_ms, &out->back());
   }

@@ -9,7 +9,7 @@
 //     and it leaves the list (Close) before its socket is closed: whoever walks the
 //     list under its lock (the idle sweep, information_schema) never meets a closed
 //     descriptor.
-//  2. Only a connection's owner (Connection::Acquire) closes it; the last worker of a
+//  2. Only a connection's owner (ClientConnection::Acquire) closes it; the last worker of a
 //     stopping listener closes those left (CloseAll), after every other worker has
 //     gone and before its executor goes (sessions belong to executors).
 //  3. A closed connection is retired, not freed: a worker may still hold a pointer to
@@ -49,7 +49,7 @@
 
 namespace rowsocket {
 
-class Connection;
+class ClientConnection;
 
 class ConnectionTable {
  public:
@@ -68,17 +68,17 @@ class ConnectionTable {
   // Lists `connection` (admitted) and registers its socket in the epoll set,
   // edge-triggered for input, output and the peer's end. On failure the connection
   // is closed and null returned; else the caller owns it.
-  Connection* Add(std::unique_ptr<Connection> connection);
+  ClientConnection* Add(std::unique_ptr<ClientConnection> connection);
   // Closes a connection its caller owns: off the list, out of the epoll set, socket
   // closed, uncounted, retired (freed later, see rule 3).
-  void Close(Connection* c);
+  void Close(ClientConnection* c);
   // The last worker of a stopping listener: closes and frees every connection left.
   void CloseAll();
   // Connections open now (admitted and not closed).
   uint32_t open() const { return open_.load(std::memory_order_relaxed); }
 
   // The caller owns `c`: counts its input buffer as it is now.
-  void ChargeInput(Connection* c);
+  void ChargeInput(ClientConnection* c);
   // Input all listed connections hold, as last charged (bytes).
   size_t input_bytes() const { return input_bytes_.load(std::memory_order_relaxed); }
 
@@ -97,10 +97,10 @@ class ConnectionTable {
 
   // Parks connections whose answers wait (each owned by the caller; it lets go of
   // them here: they are owned by the held list until taken).
-  void Hold(Connection* const* connections, size_t count);
+  void Hold(ClientConnection* const* connections, size_t count);
   // Takes off the held list each connection whose held answers are all durable at
   // `durable`; the caller owns them from now on.
-  void TakeDurable(uint64_t durable, std::vector<Connection*>* taken);
+  void TakeDurable(uint64_t durable, std::vector<ClientConnection*>* taken);
   // Any thread: a batch has become durable.
   void NoteDurable();
   // How many batches have been noted durable so far (a count for WaitForDurable).
@@ -118,7 +118,7 @@ class ConnectionTable {
   // is one `wants`, claimed for the call (it may trim the buffers or shut the socket
   // down; closing is left to the worker that then sees the end).
   void ForEachIdle(uint64_t now_ms, const std::function<bool(uint64_t idle_ms)>& wants,
-                   const std::function<void(Connection*, uint64_t idle_ms)>& visit);
+                   const std::function<void(ClientConnection*, uint64_t idle_ms)>& visit);
 
   // Appends a description of every listed connection (information_schema).
   void Describe(uint64_t now_ms, std::vector<ConnectionInfo>* out) const;
@@ -126,22 +126,22 @@ class ConnectionTable {
  private:
   struct Retired {
     uint64_t epoch;
-    std::unique_ptr<Connection> connection;
+    std::unique_ptr<ClientConnection> connection;
   };
   static constexpr uint64_t kNotWaiting = std::numeric_limits<uint64_t>::max();
   void FreeRetired();
-  void Unlist(Connection* c, std::unique_ptr<Connection>* owned);
+  void Unlist(ClientConnection* c, std::unique_ptr<ClientConnection>* owned);
 
   const int epoll_fd_;
   std::atomic<uint32_t> open_{0};
   std::atomic<size_t> input_bytes_{0};
 
   mutable std::mutex list_mutex_;
-  std::vector<std::unique_ptr<Connection>> list_;  // Connection::table_slot_ indexes it
+  std::vector<std::unique_ptr<ClientConnection>> list_;  // ClientConnection::table_slot_ indexes it
 
   mutable std::mutex held_mutex_;
   std::condition_variable durable_cv_;
-  std::vector<Connection*> held_;
+  std::vector<ClientConnection*> held_;
   uint64_t durable_notes_ = 0;
 
   std::mutex retired_mutex_;

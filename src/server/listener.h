@@ -4,7 +4,7 @@
 //
 // Every worker of a listener waits on the same epoll set, where each connection is
 // registered once, edge-triggered. A readiness reaches one worker, which owns the
-// connection if it is free (Connection::Acquire) and serves it in its next turn: a
+// connection if it is free (ClientConnection::Acquire) and serves it in its next turn: a
 // connection is served by whichever worker is free, and a worker's turn takes every
 // connection that is ready, whichever worker served it last. Which connections exist,
 // when they are freed and who holds answers that wait for a log flush is the

@@ -132,8 +132,8 @@ void Worker::Run() {
 
 void Worker::Loop(Executor* executor) {
   epoll_event events[kMaxEvents];
-  std::vector<Connection*> candidates;
-  std::vector<Connection*> ready;
+  std::vector<ClientConnection*> candidates;
+  std::vector<ClientConnection*> ready;
   while (!stopping_ && !executor->ShouldStop()) {
     // No connection pointer from an earlier wait is held past this point.
     connections_->EnterWait(slot_);
@@ -159,13 +159,13 @@ void Worker::Loop(Executor* executor) {
         listener_->TakeDurableWake();
         release = true;
       } else {
-        auto* c = static_cast<Connection*>(tag);
+        auto* c = static_cast<ClientConnection*>(tag);
         if (events[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) c->NoteHangup();
         if (c->Acquire()) candidates.push_back(c);  // else its owner serves it again
       }
     }
     ready.clear();
-    for (Connection* c : candidates) {
+    for (ClientConnection* c : candidates) {
       Own(c);
       if (c->WantsTurn()) {
         ready.push_back(c);
@@ -198,12 +198,12 @@ void Worker::DrainHeld(Executor* executor) {
 }
 
 // Makes c's counters this worker's and names it in information_schema.
-void Worker::Own(Connection* c) { c->ServedBy(&stats_, info_.index); }
+void Worker::Own(ClientConnection* c) { c->ServedBy(&stats_, info_.index); }
 
 // Reads and parses every ready connection, executes all their requests as one
 // batch, then writes the answers. A connection's requests that the executor
 // deferred (its client has not read enough of its answers) wait for a later turn.
-void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
+void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t count) {
   const uint32_t max_line = tunables_->max_line_length.load(std::memory_order_relaxed);
   const size_t max_unsent = tunables_->max_output_buffer.load(std::memory_order_relaxed);
   const uint64_t start_us = NowUs();
@@ -216,7 +216,7 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
   const bool hold = ticket != 0 && ticket > executor->Durable();
   const uint64_t committed_us = hold ? NowUs() : 0;
   for (const TurnEntry& t : turn_) {
-    Connection* c = t.connection;
+    ClientConnection* c = t.connection;
     size_t answered = 0;
     while (answered < t.items && !batch_[t.first_item + answered].deferred) ++answered;
     if (answered < t.items) stats_.requests_deferred.Add(t.items - answered);
@@ -240,7 +240,8 @@ void Worker::ServeTurn(Executor* executor, Connection** ready, size_t count) {
 // Adds a ready connection's requests to the batch: those a turn deferred, or else
 // what it sent since (read once, every complete line). Its unfinished line may take
 // one read at most while the listener's input is over budget.
-void Worker::TakeRequests(Connection* c, uint32_t max_line, size_t max_unsent, uint64_t now_ms) {
+void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_unsent,
+                          uint64_t now_ms) {
   if (!c->has_unanswered()) {
     if (!c->ReadOnce(read_buffer_.data(), read_buffer_.size())) return Close(c);
     connections_->ChargeInput(c);
@@ -266,7 +267,7 @@ void Worker::TakeRequests(Connection* c, uint32_t max_line, size_t max_unsent, u
 // requests are not read, so its memory stays bounded by what one turn can produce;
 // once they are out, what it sent meanwhile is read next turn (its readiness came
 // while nobody read).
-void Worker::Finish(Connection* c) {
+void Worker::Finish(ClientConnection* c) {
   if (!c->Flush()) return Close(c);
   if (c->CanSend()) {
     c->WaitForSocket();
@@ -282,12 +283,12 @@ void Worker::Finish(Connection* c) {
 
 // From here on another worker may own c, unless readiness arrived while this one
 // did: then it serves c again next turn.
-void Worker::LetGo(Connection* c) {
+void Worker::LetGo(ClientConnection* c) {
   if (!c->Release()) again_.push_back(c);
 }
 
 // Closes a connection this worker owns (see ConnectionTable::Close).
-void Worker::Close(Connection* c) { connections_->Close(c); }
+void Worker::Close(ClientConnection* c) { connections_->Close(c); }
 
 // Sends the answers whose batches have become durable, whichever worker held them.
 void Worker::ReleaseDurable(Executor* executor) {
@@ -295,7 +296,7 @@ void Worker::ReleaseDurable(Executor* executor) {
   const uint64_t now_us = NowUs();
   released_.clear();
   connections_->TakeDurable(durable, &released_);
-  for (Connection* c : released_) {
+  for (ClientConnection* c : released_) {
     Own(c);
     c->ReleaseOutput(durable, now_us);
     Finish(c);
@@ -349,11 +350,12 @@ void Worker::AddConnection(int fd, std::string peer, Executor* executor) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
   if (config_.sndbuf > 0) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &config_.sndbuf, sizeof(int));
   if (config_.rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &config_.rcvbuf, sizeof(int));
-  auto owned = std::make_unique<Connection>(fd, g_next_connection_id.fetch_add(1), std::move(peer),
-                                            listener_, executor->NewIndexBindings(), &stats_, NowMs());
+  auto owned =
+      std::make_unique<ClientConnection>(fd, g_next_connection_id.fetch_add(1), std::move(peer),
+                                         listener_, executor->NewIndexBindings(), &stats_, NowMs());
   owned->ServedBy(&stats_, info_.index);
   stats_.connections_total.Add();
-  Connection* c = connections_->Add(std::move(owned));
+  ClientConnection* c = connections_->Add(std::move(owned));
   if (c != nullptr) LetGo(c);  // the set reports what arrived before the connection was added
 }
 
@@ -366,7 +368,7 @@ void Worker::SweepConnections(uint64_t now_ms) {
   auto expire = [timeout_ms](uint64_t idle_ms) { return timeout_ms != 0 && idle_ms > timeout_ms; };
   connections_->ForEachIdle(
       now_ms, [&](uint64_t idle_ms) { return trim(idle_ms) || expire(idle_ms); },
-      [&](Connection* c, uint64_t idle_ms) {
+      [&](ClientConnection* c, uint64_t idle_ms) {
         if (trim(idle_ms)) {
           c->Trim();
           connections_->ChargeInput(c);

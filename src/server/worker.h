@@ -2,7 +2,7 @@
 // with the listener's other workers.
 //
 // The loop: wait on the listener's epoll set; take every connection that is ready and
-// free (it is this worker's until it lets go, see connection.h); serve them in one
+// free (it is this worker's until it lets go, see client_connection.h); serve them in one
 // turn; release answers that became durable; accept; sweep idle connections now and
 // then. The turn: read from each connection once, parse every complete line, hand
 // all requests of the turn to the Executor as ONE batch, then write every
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "server/config.h"
-#include "server/connection.h"
+#include "server/client_connection.h"
 #include "server/executor.h"
 
 namespace rowsocket {
@@ -57,12 +57,12 @@ class Worker {
   void DrainHeld(Executor* executor);
   void Accept(Executor* executor);
   void AddConnection(int fd, std::string peer, Executor* executor);
-  void Own(Connection* c);
-  void ServeTurn(Executor* executor, Connection** ready, size_t count);
-  void TakeRequests(Connection* c, uint32_t max_line, size_t max_unsent, uint64_t now_ms);
-  void Finish(Connection* c);
-  void LetGo(Connection* c);
-  void Close(Connection* c);
+  void Own(ClientConnection* c);
+  void ServeTurn(Executor* executor, ClientConnection** ready, size_t count);
+  void TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_unsent, uint64_t now_ms);
+  void Finish(ClientConnection* c);
+  void LetGo(ClientConnection* c);
+  void Close(ClientConnection* c);
   void ReleaseDurable(Executor* executor);
   void SweepConnections(uint64_t now_ms);
   WorkerInfo WithWorker(WorkerInfo info, Listener* listener);
@@ -85,16 +85,16 @@ class Worker {
   std::vector<char> read_buffer_;          // every read lands here first
   std::vector<BatchItem> batch_;           // reused every turn
   struct TurnEntry {
-    Connection* connection;
+    ClientConnection* connection;
     size_t first_item;                     // its requests: batch_[first_item, +items)
     size_t items;
   };
   std::vector<TurnEntry> turn_;            // connections with requests this turn
-  std::vector<Connection*> holding_;       // this turn's, whose answers wait for durability
-  std::vector<Connection*> released_;      // reused by ReleaseDurable
+  std::vector<ClientConnection*> holding_;       // this turn's, whose answers wait for durability
+  std::vector<ClientConnection*> released_;      // reused by ReleaseDurable
   // Connections this worker owns and serves again next turn: readiness arrived while
   // it owned them, or input may wait unread (a full read, answers that were stuck).
-  std::vector<Connection*> again_;
+  std::vector<ClientConnection*> again_;
 };
 
 }  // namespace rowsocket

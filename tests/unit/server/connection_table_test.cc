@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "server/connection.h"
+#include "server/client_connection.h"
 #include "server/listener.h"
 
 namespace rowsocket {
@@ -46,14 +46,14 @@ class ConnectionTableTest : public ::testing::Test {
 
   // Admits and adds a connection; *freed (which outlives the table) becomes true
   // when it is freed.
-  Connection* Connect(bool** freed) {
+  ClientConnection* Connect(bool** freed) {
     flags_.push_back(false);
     *freed = &flags_.back();
     int fds[2];
     EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds), 0);
     clients_.push_back(fds[0]);
     EXPECT_TRUE(table_->Admit(100));
-    auto c = std::make_unique<Connection>(fds[1], 1, "test", &listener_,
+    auto c = std::make_unique<ClientConnection>(fds[1], 1, "test", &listener_,
                                           std::make_unique<WatchedBindings>(*freed), &stats_, 0);
     return table_->Add(std::move(c));
   }
@@ -69,7 +69,7 @@ class ConnectionTableTest : public ::testing::Test {
 TEST_F(ConnectionTableTest, admission_stops_at_the_limit_and_a_close_makes_room) {
   MakeTable(1);
   bool* freed = nullptr;
-  Connection* c = Connect(&freed);
+  ClientConnection* c = Connect(&freed);
   ASSERT_NE(c, nullptr);
   EXPECT_TRUE(table_->Admit(2));
   EXPECT_FALSE(table_->Admit(2));
@@ -87,7 +87,7 @@ TEST_F(ConnectionTableTest, a_closed_connection_is_freed_once_every_worker_came_
   table_->EnterWait(0);
   table_->EnterWait(1);
   bool* freed = nullptr;
-  Connection* c = Connect(&freed);
+  ClientConnection* c = Connect(&freed);
   ASSERT_NE(c, nullptr);
   table_->Close(c);
   EXPECT_EQ(table_->open(), 0u);
@@ -125,13 +125,13 @@ TEST_F(ConnectionTableTest, close_all_frees_listed_and_retired_connections) {
 TEST_F(ConnectionTableTest, held_connections_are_taken_once_all_their_batches_are_durable) {
   MakeTable(1);
   bool* freed = nullptr;
-  Connection* c = Connect(&freed);
+  ClientConnection* c = Connect(&freed);
   c->output()->append("0\t1\n");
   c->HoldOutput(5, 0, 0, 0);
   c->output()->append("0\t1\n");
   c->HoldOutput(7, 4, 0, 0);
   table_->Hold(&c, 1);
-  std::vector<Connection*> taken;
+  std::vector<ClientConnection*> taken;
   table_->TakeDurable(6, &taken);
   EXPECT_TRUE(taken.empty());
   table_->TakeDurable(7, &taken);
@@ -150,7 +150,7 @@ TEST_F(ConnectionTableTest, a_stopping_worker_waits_for_a_durable_batch_not_for_
   EXPECT_FALSE(table_->WaitForDurable(table_->DurableNotes(), far));  // nothing held
 
   bool* freed = nullptr;
-  Connection* c = Connect(&freed);
+  ClientConnection* c = Connect(&freed);
   c->output()->append("0\t1\n");
   c->HoldOutput(3, 0, 0, 0);
   table_->Hold(&c, 1);
@@ -167,14 +167,14 @@ TEST_F(ConnectionTableTest, the_idle_walk_visits_only_free_connections_it_wants)
   MakeTable(1);
   bool* freed_a = nullptr;
   bool* freed_b = nullptr;
-  Connection* a = Connect(&freed_a);
-  Connection* b = Connect(&freed_b);
+  ClientConnection* a = Connect(&freed_a);
+  ClientConnection* b = Connect(&freed_b);
   ASSERT_TRUE(a->Release());  // free
   // b stays owned by the worker that accepted it.
-  std::vector<Connection*> visited;
+  std::vector<ClientConnection*> visited;
   table_->ForEachIdle(
       5000, [](uint64_t idle_ms) { return idle_ms >= 1000; },
-      [&](Connection* c, uint64_t idle_ms) {
+      [&](ClientConnection* c, uint64_t idle_ms) {
         EXPECT_EQ(idle_ms, 5000u);
         EXPECT_FALSE(c->Claim());  // claimed for the call
         visited.push_back(c);

@@ -1,4 +1,4 @@
-// Connection: one client socket and its buffers, owned by one worker at a time.
+// ClientConnection: one client socket and its buffers, owned by one worker at a time.
 //
 // Input arrives in `in_`; complete lines are parsed in place into `requests_`
 // (their tokens point into `in_`), so `in_` is compacted only after the batch that
@@ -36,9 +36,9 @@ namespace rowsocket {
 
 class Listener;
 
-class Connection {
+class ClientConnection {
  public:
-  Connection(int fd, uint64_t id, std::string peer, Listener* listener,
+  ClientConnection(int fd, uint64_t id, std::string peer, Listener* listener,
              std::unique_ptr<IndexBindings> bindings, WorkerStats* stats, uint64_t now_ms)
       : fd_(fd), id_(id), peer_(std::move(peer)), connected_ms_(now_ms), listener_(listener),
         bindings_(std::move(bindings)), stats_(stats) {
@@ -120,7 +120,8 @@ class Connection {
   // The connection wants a turn: it is serving, or it is ending with requests still
   // to answer and no answer waiting for the socket.
   bool WantsTurn() const {
-    return phase_ == Phase::kServing || (phase_ == Phase::kEnding && has_unanswered() && !CanSend());
+    return phase_ == Phase::kServing ||
+           (phase_ == Phase::kEnding && has_unanswered() && !CanSend());
   }
 
   // Drops the input consumed by the last ParseLines once all its requests have been

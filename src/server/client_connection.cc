@@ -1,6 +1,6 @@
-// Connection: reading, line framing, per-connection request rules, writing.
+// ClientConnection: reading, line framing, per-connection request rules, writing.
 // Runs on the thread of the worker that owns the connection (see connection.h).
-#include "server/connection.h"
+#include "server/client_connection.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -30,7 +30,7 @@ void MakeError(Request* r, WireStatus status) {
 
 }  // namespace
 
-bool Connection::Acquire() {
+bool ClientConnection::Acquire() {
   uint8_t state = owner_.load(std::memory_order_acquire);
   for (;;) {
     switch (state) {
@@ -50,14 +50,14 @@ bool Connection::Acquire() {
   }
 }
 
-bool Connection::Release() {
+bool ClientConnection::Release() {
   uint8_t owned = kOwned;
   if (owner_.compare_exchange_strong(owned, kFree, std::memory_order_acq_rel)) return true;
   owner_.store(kOwned, std::memory_order_relaxed);  // was kOwnedAgain
   return false;
 }
 
-bool Connection::ReadOnce(char* scratch, size_t size) {
+bool ClientConnection::ReadOnce(char* scratch, size_t size) {
   ssize_t n;
   do {
     n = ::recv(fd_, scratch, size, 0);
@@ -74,7 +74,7 @@ bool Connection::ReadOnce(char* scratch, size_t size) {
   return true;
 }
 
-size_t Connection::ParseLines(uint32_t max_line_length, uint32_t max_unfinished) {
+size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfinished) {
   size_t count = 0;
   max_unfinished = std::min(max_unfinished, max_line_length);
   while (!ending()) {
@@ -107,19 +107,20 @@ size_t Connection::ParseLines(uint32_t max_line_length, uint32_t max_unfinished)
   return count;
 }
 
-size_t Connection::BeginTurn() {
+size_t ClientConnection::BeginTurn() {
   answers_begin_ = out_.size();
   turn_first_ = answered_;
   return answered_;
 }
 
-void Connection::EndTurn(size_t answered) { answered_ += answered; }
+void ClientConnection::EndTurn(size_t answered) { answered_ += answered; }
 
-void Connection::CountLatency(uint64_t micros) {
-  for (size_t i = turn_first_; i < answered_; ++i) stats_->latency.Add(CategoryOf(requests_[i]), micros);
+void ClientConnection::CountLatency(uint64_t micros) {
+  for (size_t i = turn_first_; i < answered_; ++i)
+    stats_->latency.Add(CategoryOf(requests_[i]), micros);
 }
 
-void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
+void ClientConnection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->id = id_;
   info->listener = listener_->name();
   info->peer = peer_;
@@ -135,14 +136,14 @@ void Connection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
 
 // Queues `2 1 linelen` as request `slot` and ends the connection: it closes once it
 // has been answered.
-void Connection::AnswerLineTooLong(size_t slot) {
+void ClientConnection::AnswerLineTooLong(size_t slot) {
   if (requests_.size() <= slot) requests_.emplace_back();
   requests_[slot].Clear();
   MakeError(&requests_[slot], ErrorStatus(WireError::kLineLen));
   End();
 }
 
-void Connection::ParseOne(char* line, size_t size, Request* r) {
+void ClientConnection::ParseOne(char* line, size_t size, Request* r) {
   ParseRequest(line, size, r);
   const std::string& secret = listener_->secret();
   if (r->type == RequestType::kInvalid) {
@@ -172,7 +173,7 @@ void Connection::ParseOne(char* line, size_t size, Request* r) {
   if (listener_->read_only() && r->IsWrite()) MakeError(r, ErrorStatus(WireError::kReadOnly));
 }
 
-void Connection::Trim() {
+void ClientConnection::Trim() {
   if (has_unanswered()) return;  // their requests point into the input
   if (requests_.size() > kKeepRequests) {
     requests_.resize(kKeepRequests);
@@ -182,7 +183,7 @@ void Connection::Trim() {
   if (!HasOutput()) std::string().swap(out_);
 }
 
-void Connection::CompactInput() {
+void ClientConnection::CompactInput() {
   if (has_unanswered()) return;
   if (consumed_ == in_.size()) {
     in_.clear();
@@ -193,7 +194,7 @@ void Connection::CompactInput() {
   consumed_ = 0;
 }
 
-bool Connection::Flush() {
+bool ClientConnection::Flush() {
   const size_t end = SendableEnd();
   while (out_sent_ < end) {
     ssize_t n = ::send(fd_, out_.data() + out_sent_, end - out_sent_, MSG_NOSIGNAL);
@@ -213,7 +214,7 @@ bool Connection::Flush() {
   return true;
 }
 
-void Connection::HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us,
+void ClientConnection::HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us,
                             uint64_t committed_us) {
   Hold hold{ticket, begin, since_us, committed_us, {}};
   for (size_t i = turn_first_; i < answered_; ++i)
@@ -221,7 +222,7 @@ void Connection::HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us,
   holds_.push_back(hold);
 }
 
-bool Connection::ReleaseOutput(uint64_t durable, uint64_t now_us) {
+bool ClientConnection::ReleaseOutput(uint64_t durable, uint64_t now_us) {
   size_t n = 0;
   for (; n < holds_.size() && holds_[n].ticket <= durable; ++n) {
     const Hold& hold = holds_[n];

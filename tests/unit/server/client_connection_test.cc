@@ -1,7 +1,7 @@
 // Unit tests of the server layer's per-connection rules: line framing (LF, CR LF,
 // partial lines, pipelines), the line-length limit, authentication and the
 // read-only listener. A socketpair stands in for the client; no MariaDB involved.
-#include "server/connection.h"
+#include "server/client_connection.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -14,14 +14,14 @@
 namespace rowsocket {
 namespace {
 
-class ConnectionTest : public ::testing::Test {
+class ClientConnectionTest : public ::testing::Test {
  protected:
   void Open(bool read_only, std::string secret = "") {
     listener_ = std::make_unique<Listener>(read_only ? "read" : "write", read_only, secret, 1);
     int fds[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
     client_ = fds[0];
-    conn_ = std::make_unique<Connection>(fds[1], 1, "test", listener_.get(),
+    conn_ = std::make_unique<ClientConnection>(fds[1], 1, "test", listener_.get(),
                                          std::make_unique<IndexBindings>(), &stats_, 0);
   }
   void TearDown() override {
@@ -48,11 +48,11 @@ class ConnectionTest : public ::testing::Test {
 
   WorkerStats stats_;
   std::unique_ptr<Listener> listener_;
-  std::unique_ptr<Connection> conn_;
+  std::unique_ptr<ClientConnection> conn_;
   int client_ = -1;
 };
 
-TEST_F(ConnectionTest, pipelined_lines_parse_in_order_and_cr_lf_is_accepted) {
+TEST_F(ClientConnectionTest, pipelined_lines_parse_in_order_and_cr_lf_is_accepted) {
   Open(false);
   ASSERT_EQ(Feed("0\t=\t1\t5\r\nA\t1\tx\n1\t+\t1\tv\n"), 3u);
   EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
@@ -62,21 +62,21 @@ TEST_F(ConnectionTest, pipelined_lines_parse_in_order_and_cr_lf_is_accepted) {
   EXPECT_EQ(conn_->request(2)->type, RequestType::kInsert);
 }
 
-TEST_F(ConnectionTest, a_partial_line_waits_for_the_rest) {
+TEST_F(ClientConnectionTest, a_partial_line_waits_for_the_rest) {
   Open(false);
   EXPECT_EQ(Feed("0\t=\t1"), 0u);
   ASSERT_EQ(Feed("\t42\n"), 1u);
   EXPECT_EQ(conn_->request(0)->key[0].view(), "42");
 }
 
-TEST_F(ConnectionTest, a_line_over_the_limit_answers_linelen_and_closes) {
+TEST_F(ClientConnectionTest, a_line_over_the_limit_answers_linelen_and_closes) {
   Open(false);
   ASSERT_EQ(Feed(std::string(100, 'x') + "\n", 64), 1u);
   EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
 }
 
-TEST_F(ConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_limit) {
+TEST_F(ClientConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_limit) {
   Open(false);
   EXPECT_EQ(Feed(std::string(40, 'x'), 64), 0u);
   ASSERT_EQ(Feed(std::string(40, 'x'), 64), 1u);
@@ -86,7 +86,7 @@ TEST_F(ConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_limit)
 
 // While the listener's input is over its budget, an unfinished line may take one read
 // at most (max_unfinished); complete lines are parsed as ever.
-TEST_F(ConnectionTest, an_unfinished_line_past_the_listeners_budget_answers_linelen) {
+TEST_F(ClientConnectionTest, an_unfinished_line_past_the_listeners_budget_answers_linelen) {
   Open(false);
   ASSERT_EQ(Feed("0\t=\t1\t5\n" + std::string(40, 'x'), 1024, 32), 2u);
   EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
@@ -97,7 +97,7 @@ TEST_F(ConnectionTest, an_unfinished_line_past_the_listeners_budget_answers_line
 
 // Requests the executor deferred stay parsed, in order, and no input is compacted
 // (their tokens point into it) until every one has its answer.
-TEST_F(ConnectionTest, deferred_requests_wait_parsed_for_a_later_turn) {
+TEST_F(ClientConnectionTest, deferred_requests_wait_parsed_for_a_later_turn) {
   Open(false);
   Send("0\t=\t1\t5\n0\t=\t1\t6\n0\t=\t1\t7\n");
   ASSERT_EQ(conn_->ParseLines(1024, 1024), 3u);
@@ -118,7 +118,7 @@ TEST_F(ConnectionTest, deferred_requests_wait_parsed_for_a_later_turn) {
   EXPECT_EQ(conn_->request(0)->key[0].view(), "8");
 }
 
-TEST_F(ConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
+TEST_F(ClientConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
   Open(false, "s3cret");
   ASSERT_EQ(Feed("0\t=\t1\t1\nA\t1\twrong\nA\t2\ts3cret\nA\t1\ts3cret\n0\t=\t1\t1\n"), 5u);
   EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
@@ -128,7 +128,7 @@ TEST_F(ConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
   EXPECT_EQ(conn_->request(4)->type, RequestType::kFind);
 }
 
-TEST_F(ConnectionTest, writes_on_the_read_listener_answer_readonly) {
+TEST_F(ClientConnectionTest, writes_on_the_read_listener_answer_readonly) {
   Open(true);
   ASSERT_EQ(Feed("0\t+\t1\tv\n0\t=\t1\t1\t1\t0\tD\n0\t=\t1\t1\n"), 3u);
   EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
@@ -136,7 +136,7 @@ TEST_F(ConnectionTest, writes_on_the_read_listener_answer_readonly) {
   EXPECT_EQ(conn_->request(2)->type, RequestType::kFind);
 }
 
-TEST_F(ConnectionTest, malformed_writes_on_the_read_listener_answer_readonly_too) {
+TEST_F(ClientConnectionTest, malformed_writes_on_the_read_listener_answer_readonly_too) {
   Open(true);
   ASSERT_EQ(Feed("0\t+\t2\tv\n0\t=\t1\t1\tZ\n0\t=\t1\t1\tD\tx\n0\t=\t0\n"), 4u);
   EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
@@ -145,7 +145,7 @@ TEST_F(ConnectionTest, malformed_writes_on_the_read_listener_answer_readonly_too
   EXPECT_EQ(conn_->request(3)->error, WireStatus::BadRequest("klen"));  // a read, malformed
 }
 
-TEST_F(ConnectionTest, answers_are_flushed_to_the_client) {
+TEST_F(ClientConnectionTest, answers_are_flushed_to_the_client) {
   Open(false);
   conn_->output()->append("0\t1\n");
   ASSERT_TRUE(conn_->Flush());
@@ -159,7 +159,7 @@ TEST_F(ConnectionTest, answers_are_flushed_to_the_client) {
 // One worker at a time owns a connection: readiness that reaches another worker
 // meanwhile is noted, and the owner serves the connection again instead of letting
 // go; the sweep claims only a free connection.
-TEST_F(ConnectionTest, readiness_that_arrives_while_owned_makes_the_owner_serve_again) {
+TEST_F(ClientConnectionTest, readiness_that_arrives_while_owned_makes_the_owner_serve_again) {
   Open(false);
   // Made owned by the worker that accepted it.
   EXPECT_FALSE(conn_->Claim());
@@ -177,7 +177,7 @@ TEST_F(ConnectionTest, readiness_that_arrives_while_owned_makes_the_owner_serve_
 
 // The phase: answers the socket did not take make the connection wait for it, and
 // once it is ending it stays so, whatever happens to its answers.
-TEST_F(ConnectionTest, phase_moves_only_along_its_named_transitions) {
+TEST_F(ClientConnectionTest, phase_moves_only_along_its_named_transitions) {
   Open(false);
   EXPECT_TRUE(conn_->serving());
   EXPECT_FALSE(conn_->AnswersSent());  // nothing was waiting
@@ -192,7 +192,7 @@ TEST_F(ConnectionTest, phase_moves_only_along_its_named_transitions) {
   EXPECT_TRUE(conn_->ending());
 }
 
-TEST_F(ConnectionTest, the_peer_closing_its_side_ends_the_connection) {
+TEST_F(ClientConnectionTest, the_peer_closing_its_side_ends_the_connection) {
   Open(false);
   ::shutdown(client_, SHUT_WR);
   char scratch[64];
@@ -203,7 +203,7 @@ TEST_F(ConnectionTest, the_peer_closing_its_side_ends_the_connection) {
 
 // Answers of a batch that is committed but not yet durable stay in the buffer, and
 // so does everything appended after them, until their ticket is released.
-TEST_F(ConnectionTest, held_answers_leave_only_once_their_batch_is_durable) {
+TEST_F(ClientConnectionTest, held_answers_leave_only_once_their_batch_is_durable) {
   Open(false);
   conn_->output()->append("0\t1\n");        // an earlier answer, free to go
   size_t begin = conn_->output()->size();
@@ -237,7 +237,7 @@ TEST_F(ConnectionTest, held_answers_leave_only_once_their_batch_is_durable) {
 
 // Held answers' latency runs until they are released, counted per request kind;
 // their wait for the log flush runs from the commit, summed over the requests.
-TEST_F(ConnectionTest, held_answers_count_their_latency_until_released) {
+TEST_F(ClientConnectionTest, held_answers_count_their_latency_until_released) {
   Open(false);
   ASSERT_EQ(Feed("1\t+\t1\tv\n1\t+\t1\tw\n1\t=\t1\t5\n"), 3u);
   conn_->output()->append("0\t1\n0\t1\n0\t0\n");
@@ -245,10 +245,14 @@ TEST_F(ConnectionTest, held_answers_count_their_latency_until_released) {
   EXPECT_FALSE(conn_->ReleaseOutput(2, 1500));
   EXPECT_TRUE(conn_->ReleaseOutput(3, 1700));
   const size_t at_700us = LatencyBucket(700);
-  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestCategory::kInsert)][at_700us].Get(), 2u);
-  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestCategory::kFind)][at_700us].Get(), 1u);
-  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestCategory::kInsert)][LatencyBucket(500)].Get(),
-            0u);
+  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestCategory::kInsert)][at_700us].Get(),
+            2u);
+  EXPECT_EQ(stats_.latency.buckets[static_cast<size_t>(RequestCategory::kFind)][at_700us].Get(),
+            1u);
+  EXPECT_EQ(
+      stats_.latency.buckets[static_cast<size_t>(RequestCategory::kInsert)][LatencyBucket(500)]
+          .Get(),
+      0u);
   EXPECT_EQ(stats_.log_flush_wait_microseconds.Get(), 3u * 500);
 }
 
