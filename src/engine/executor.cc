@@ -47,14 +47,11 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker"),
       tables_(thread_.thd(), !info.read_only),
       rows_(thread_.thd(), options.tunables),
-      shared_flusher_(info.read_only ? nullptr : flusher) {
+      group_(thread_.thd(), !info.read_only, flusher, &info_.wake, stats_) {
   if (thread_.ok()) ApplyLockWaitTimeout(NowMs(), false);
 }
 
-EngineExecutor::~EngineExecutor() {
-  if (flusher_ != nullptr) flusher_->Forget(&info_.wake);
-  tables_.CloseAll();
-}
+EngineExecutor::~EngineExecutor() { tables_.CloseAll(); }
 
 std::unique_ptr<IndexBindings> EngineExecutor::NewIndexBindings() { return std::make_unique<EngineIndexBindings>(); }
 
@@ -144,9 +141,7 @@ uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
     if (!items[i].deferred) CountRequest(*items[i].request);
   retired_.clear();
   thread_.EndBatch();
-  if (!flush_left_) return 0;
-  flush_left_ = false;
-  return flusher_->Request(&info_.wake);
+  return group_.TakeFlushTicket();
 }
 
 // Each connection's requests as a transaction of their own, and if even that keeps
@@ -162,59 +157,7 @@ void EngineExecutor::RunEachConnection(BatchItem* items, size_t count) {
   }
 }
 
-uint64_t EngineExecutor::Durable() { return flusher_ != nullptr ? flusher_->Durable() : 0; }
-
-// Commits the group's transaction; false if the commit failed. A transaction
-// only InnoDB wrote, with no binary log taking part, commits in memory
-// first (the engine's commit_ordered step, as the binary log's group commit calls
-// it), which leaves the log flush to the caller: the log flusher does it, and the
-// batch's answers wait for it (see log_flusher.h).
-bool EngineExecutor::Commit() {
-  THD* thd = thread_.thd();
-  handlerton* engine = FlushDeferrable();  // InnoDB, the flusher's one engine
-  if (engine != nullptr && flusher_ == nullptr) flusher_ = shared_flusher_->Get(engine);
-  if (engine == nullptr || flusher_ == nullptr) return !trans_commit_stmt(thd);
-  // The commit blocker ha_commit_trans takes (FLUSH TABLES WITH READ LOCK and BACKUP
-  // STAGE BLOCK_COMMIT hold commits back), taken here because the commit starts here;
-  // ha_commit_trans finds it held and leaves it to us.
-  MDL_request backup;
-  MDL_REQUEST_INIT(&backup, MDL_key::BACKUP, "", "", MDL_BACKUP_COMMIT, MDL_EXPLICIT);
-  if (thd->mdl_context.acquire_lock(&backup, global_system_variables.lock_wait_timeout)) {
-    // What ha_commit_trans does when it cannot have it: roll back, report failure.
-    thd->clear_error();
-    trans_rollback_stmt(thd);
-    trans_rollback_implicit(thd);
-    return false;
-  }
-  thd->backup_commit_lock = &backup;
-  engine->commit_ordered(engine, thd, false);
-  const bool failed = trans_commit_stmt(thd);
-  thd->backup_commit_lock = nullptr;
-  thd->mdl_context.release_lock(backup.ticket);
-  flush_left_ = true;
-  return !failed;
-}
-
-// The engine whose commit may leave its flush to the log flusher: the transaction's
-// only participant that wrote, and InnoDB; no binary log (its two-phase commit
-// orders and syncs commits itself) and no system-versioned table (whose commit
-// ha_commit_trans records in the transaction registry first).
-handlerton* EngineExecutor::FlushDeferrable() {
-  if (shared_flusher_ == nullptr || !info_.wake || mysql_bin_log.is_open()) return nullptr;
-  for (TABLE* t : lock_list_)
-    if (t->versioned()) return nullptr;
-  THD* thd = thread_.thd();
-  if (thd->transaction->all.ha_list != nullptr) return nullptr;
-  handlerton* writer = nullptr;
-  for (Ha_trx_info* h = thd->transaction->stmt.ha_list; h != nullptr; h = h->next()) {
-    if (!h->is_trx_read_write()) continue;
-    if (writer != nullptr) return nullptr;
-    writer = h->ht();
-  }
-  if (writer == nullptr || writer->db_type != DB_TYPE_INNODB) return nullptr;
-  if (writer->commit_ordered == nullptr || writer->flush_logs == nullptr) return nullptr;
-  return writer;
-}
+uint64_t EngineExecutor::Durable() { return group_.Durable(); }
 
 // If the storage engine rolls a group's transaction back (a deadlock), nothing of
 // it is committed: its answers are discarded and it runs again, since the other
@@ -350,51 +293,17 @@ OpenIndex* EngineExecutor::OpenForThisWorker(IndexBinding* b, WireStatus* status
   return b->opened[slot].get();
 }
 
-// Writes wait while FLUSH TABLES WITH READ LOCK or a backup stage blocks DML,
-// exactly as SQL's do: the protection SQL takes when it opens a table for writing,
-// held for the batch only.
-bool EngineExecutor::AcquireBackupProtection() {
-  THD* thd = thread_.thd();
-  MDL_request request;
-  MDL_REQUEST_INIT(&request, MDL_key::BACKUP, "", "", MDL_BACKUP_DML, MDL_STATEMENT);
-  if (thd->mdl_context.acquire_lock(&request, global_system_variables.lock_wait_timeout)) {
-    thd->clear_error();
-    return false;
-  }
-  return true;
-}
-
-MYSQL_LOCK* EngineExecutor::LockTables(TABLE** tables, size_t n) {
-  MYSQL_LOCK* lock = mysql_lock_tables(thread_.thd(), tables, static_cast<uint>(n), 0);
-  if (lock == nullptr) thread_.thd()->clear_error();
-  return lock;
-}
-
 bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
-  THD* thd = thread_.thd();
-  lock_list_.clear();
-  locked_entries_.clear();
-  ++batch_number_;
-  for (size_t i = begin; i < end; ++i) {
-    TableEntry* e = steps_[i].index ? steps_[i].index->entry() : nullptr;
-    if (e != nullptr && e->batch_mark != batch_number_) {
-      e->batch_mark = batch_number_;
-      lock_list_.push_back(e->table);
-      locked_entries_.push_back(e);
-    }
-  }
+  group_.Clear();
   bool writes = false;
-  for (size_t i = begin; i < end && !writes; ++i) writes = steps_[i].index && items[i].request->IsWrite();
-  MYSQL_LOCK* lock = nullptr;
-  bool lock_failed = false;
-  if (!lock_list_.empty()) {
-    lock_failed = writes && !AcquireBackupProtection();
-    if (!lock_failed) lock = LockTables(lock_list_.data(), lock_list_.size());
-    lock_failed = lock == nullptr;
+  for (size_t i = begin; i < end; ++i) {
+    if (steps_[i].index == nullptr) continue;
+    group_.Add(steps_[i].index->entry());
+    writes = writes || items[i].request->IsWrite();
   }
-  group_lock_failed_ = lock_failed;
-  if (lock != nullptr && !info_.read_only) BeginWriteStatement(lock);
-  if (!lock_failed && PlanLockOrder(items, begin, end)) {
+  const bool locked = group_.Lock(writes);
+  group_lock_failed_ = !locked;
+  if (locked && PlanLockOrder(items, begin, end)) {
     // (Answers go to side buffers first, so the group answers every item: a lock
     // order group is single-row writes, whose answers are a few bytes each.)
     AnswerInLockOrder(items, begin, end);
@@ -406,87 +315,32 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       // only grows, so every later item of it stays unanswered too.
       items[i].deferred = items[i].out->size() >= items[i].out_limit;
       if (items[i].deferred) continue;
-      if (lock_failed && steps_[i].index) {
+      if (!locked && steps_[i].index) {
         ResponseWriter(items[i].out).Error(ErrorStatus(WireError::kLockTables));
       } else {
         Answer(items[i], steps_[i]);
       }
     }
   }
-  for (TableEntry* e : locked_entries_) RowRequests::EndScan(e);
-  if (lock != nullptr) {
-    if (!info_.read_only) EndWriteStatement();
-    bool rolled_back = thd->transaction_rollback_request;
-    if (rolled_back) {
-      // The engine already undid the whole transaction; end it on the server's side
-      // too (this also clears the rollback request, so the retry can commit).
-      trans_rollback_stmt(thd);
-      trans_rollback_implicit(thd);
-    } else if (!Commit()) {
-      // The commit failed: nothing the group wrote is durable. Say so.
-      static LogLimit commit_failed;
-      LogLimited(&commit_failed, LogLevel::kError,
-                 "commit failed; answering %zu requests with errors", end - begin);
-      for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
-      for (size_t i = begin; i < end; ++i) {
-        if (items[i].deferred) continue;
-        ResponseWriter(items[i].out)
-            .Error(steps_[i].index ? ErrorStatus(WireError::kCommit) : steps_[i].status);
-      }
-      thd->clear_error();
-    } else if (!info_.read_only) {
-      stats_->commits.Add();
-      InvalidateQueryCache();
-    }
-    for (TableEntry* e : locked_entries_) e->written = false;
-    thd->lock = nullptr;
-    mysql_unlock_tables(thd, lock);
-    // What SQL does when it closes a statement's tables: forget per-statement
-    // handler state (the row-logging decision above all). Reads have none to forget.
-    if (!info_.read_only)
-      for (TABLE* t : lock_list_) t->file->ha_reset();
-    if (rolled_back) {
-      thd->mdl_context.release_statement_locks();
+  switch (group_.End()) {
+    case GroupTransaction::Outcome::kCommitted:
+      return true;
+    case GroupTransaction::Outcome::kRolledBack:
       return false;
-    }
+    case GroupTransaction::Outcome::kCommitFailed:
+      break;
   }
-  thd->mdl_context.release_statement_locks();
+  // Nothing the group wrote is durable. Say so.
+  static LogLimit commit_failed;
+  LogLimited(&commit_failed, LogLevel::kError, "commit failed; answering %zu requests with errors",
+             end - begin);
+  for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
+  for (size_t i = begin; i < end; ++i) {
+    if (items[i].deferred) continue;
+    ResponseWriter(items[i].out)
+        .Error(steps_[i].index ? ErrorStatus(WireError::kCommit) : steps_[i].status);
+  }
   return true;
-}
-
-// Writes are logged to the binary log as row events, whatever binlog_format says,
-// exactly as the same change made by SQL in row format: table maps are written on
-// the first changed row (from thd->lock), the pending rows event is flushed at the
-// end, and the commit goes through the binlog's group commit with a GTID.
-void EngineExecutor::BeginWriteStatement(MYSQL_LOCK* lock) {
-  THD* thd = thread_.thd();
-  thd->reset_binlog_for_next_statement();
-  thd->set_current_stmt_binlog_format_row();
-  thd->lock = lock;
-  for (TABLE* t : lock_list_) {
-    t->file->prepare_for_row_logging();
-    // A UNIQUE over long values is checked by the server through a second handler
-    // on the table (the first one may be in the middle of a scan), as for SQL.
-    if (t->s->long_unique_table || t->s->period.unique_keys) t->file->prepare_for_insert(true);
-  }
-}
-
-void EngineExecutor::EndWriteStatement() {
-  THD* thd = thread_.thd();
-  if (thd->binlog_flush_pending_rows_event(true, false) ||
-      thd->binlog_flush_pending_rows_event(true, true)) {
-    static LogLimit binlog_failed;
-    LogLimited(&binlog_failed, LogLevel::kError, "could not write row events to the binary log");
-  }
-  thd->reset_binlog_for_next_statement();
-}
-
-// After a commit: SELECTs cached before it must not answer with the old rows.
-void EngineExecutor::InvalidateQueryCache() {
-  for (TableEntry* e : locked_entries_) {
-    if (e->written) query_cache_invalidate3(thread_.thd(), e->table, FALSE);
-    e->written = false;
-  }
 }
 
 void EngineExecutor::Answer(const BatchItem& item, const Step& step) {

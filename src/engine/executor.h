@@ -3,12 +3,12 @@
 // One per worker thread, owning that thread's THD (ServerThread) and its open
 // tables (TableCache). A batch runs in two passes: first every `P` is executed and
 // every other request is matched to its open index (opening tables as needed);
-// then all tables the batch touches are locked at once, the requests run in order,
-// and the batch ends with one commit (one statement for reads, one transaction for
-// writes) before any answer leaves. If the storage engine rolls the transaction
-// back (a deadlock), the answers are discarded and the batch runs again: whole
-// once more, then one transaction per connection, then per request; every answer
-// tells the truth about its request.
+// then all tables the batch touches are locked at once, the requests run in order
+// (row_requests.h), and the batch ends with one commit (one statement for reads, one
+// transaction for writes; group_transaction.h) before any answer leaves. If the
+// storage engine rolls the transaction back (a deadlock), the answers are discarded
+// and the batch runs again: whole once more, then one transaction per connection,
+// then per request; every answer tells the truth about its request.
 //
 // Created, used and destroyed on its worker's thread.
 #pragma once
@@ -20,6 +20,7 @@
 
 #include "engine/engine.h"
 #include "engine/server_headers.h"
+#include "engine/group_transaction.h"
 #include "engine/log_flusher.h"
 #include "engine/open_index.h"
 #include "engine/row_requests.h"
@@ -71,13 +72,6 @@ class EngineExecutor : public Executor {
   // Lock order (lock_order.cc): runs a group of single-row writes in key order.
   bool PlanLockOrder(BatchItem* items, size_t begin, size_t end);
   void AnswerInLockOrder(BatchItem* items, size_t begin, size_t end);
-  bool Commit();
-  handlerton* FlushDeferrable();
-  MYSQL_LOCK* LockTables(TABLE** tables, size_t n);
-  bool AcquireBackupProtection();
-  void BeginWriteStatement(MYSQL_LOCK* lock);
-  void EndWriteStatement();
-  void InvalidateQueryCache();
   void Answer(const BatchItem& item, const Step& step);
   void CountRequest(const Request& r);
   void CountResult(const Request& r, const RowResult& result);
@@ -91,18 +85,13 @@ class EngineExecutor : public Executor {
   TableCache tables_;
   std::vector<Step> steps_;
   std::vector<size_t> marks_;
-  std::vector<TABLE*> lock_list_;             // tables of the group being run
-  std::vector<TableEntry*> locked_entries_;   // the same, as cache entries
   std::vector<std::unique_ptr<OpenIndex>> retired_;  // replaced during this batch
-  uint64_t batch_number_ = 0;
   uint64_t last_idle_sweep_ms_ = 0;
   uint64_t batch_start_ms_ = 0;             // steady clock, when Execute began
   uint32_t applied_lock_wait_timeout_ = 0;  // 0: not applied (yet, or in this batch)
   uint64_t last_lock_wait_attempt_ms_ = 0;
   RowRequests rows_;
-  SharedLogFlusher* shared_flusher_;  // null for reads
-  LogFlusher* flusher_ = nullptr;     // once a commit has left its flush to it
-  bool flush_left_ = false;           // the running batch's commits did
+  GroupTransaction group_;
   bool group_lock_failed_ = false;    // the last group run could not lock its tables
   std::atomic<bool> interrupted_{false};  // Interrupt() was called: the worker stops
   // The lock order of the group being run (see PlanLockOrder).

@@ -37,7 +37,7 @@ struct TableEntry {
   MDL_ticket* mdl_ticket = nullptr;
   uint64_t generation = 0;        // incremented by every (re)open
   uint64_t last_used_ms = 0;
-  uint64_t batch_mark = 0;        // group that last locked it (EngineExecutor::RunGroup)
+  uint64_t group_mark = 0;        // group that last locked it (GroupTransaction::Add)
   bool written = false;           // rows changed since the group began
   const void* scan_index = nullptr;  // open index whose scan is initialized (see BeginScan)
   bool scan_all_columns = false;

@@ -1,0 +1,75 @@
+// GroupTransaction: what SQL does around a statement, for one group of a batch's
+// requests. It locks the group's tables at once (writes first take the backup
+// protection that FLUSH TABLES WITH READ LOCK and backups wait for), makes a write
+// group one row-based binary log statement, and ends it: a commit (one statement
+// for reads, one transaction for writes) whose log flush may be left to the log
+// flusher, or the server's side of a rollback the storage engine already made.
+// The requests themselves run between Lock and End (row_requests.h).
+//
+// One per executor, on its worker's thread; reused group after group.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "engine/log_flusher.h"
+#include "engine/server_headers.h"
+#include "engine/table_cache.h"
+#include "server/stats.h"
+
+namespace rowsocket {
+
+class GroupTransaction {
+ public:
+  // `flusher`: where write commits may leave their log flush (null: they do not);
+  // `wake` is what the flusher calls when a flush the commits left has ended.
+  GroupTransaction(THD* thd, bool writes, SharedLogFlusher* flusher,
+                   const std::function<void()>* wake, WorkerStats* stats);
+  ~GroupTransaction();
+
+  // Starts a group: no tables yet.
+  void Clear();
+  // Adds the table of `entry` (once, however often it is added).
+  void Add(TableEntry* entry);
+  // Locks the tables added, all at once, waiting at most the THD's lock wait; for a
+  // group with `writes`, after the backup protection. True when locked (or when
+  // the group has no table); false when a lock could not be had (nothing to undo).
+  bool Lock(bool writes);
+
+  enum class Outcome {
+    kCommitted,     // or nothing to commit: the group's answers stand
+    kCommitFailed,  // nothing the group wrote is durable; logged
+    kRolledBack,    // the storage engine undid the transaction (a deadlock)
+  };
+  // Ends the group's statement: ends its scans, commits (or ends the rollback),
+  // unlocks the tables and releases the statement's metadata locks.
+  Outcome End();
+
+  // The flush ticket of the commits since the last call that left their log flush
+  // to the flusher (see log_flusher.h), or 0 when none did.
+  uint64_t TakeFlushTicket();
+  // The latest ticket whose flush has ended (0 before any).
+  uint64_t Durable() const;
+
+ private:
+  bool AcquireBackupProtection();
+  void BeginWriteStatement();
+  void EndWriteStatement();
+  bool Commit();
+  handlerton* FlushDeferrable();
+  void InvalidateQueryCache();
+
+  THD* const thd_;
+  const bool writes_;                 // a write worker's: binlog statements, commits
+  SharedLogFlusher* shared_flusher_;  // null for reads
+  const std::function<void()>* wake_;
+  WorkerStats* stats_;
+  LogFlusher* flusher_ = nullptr;     // once a commit has left its flush to it
+  bool flush_left_ = false;           // commits since TakeFlushTicket did
+  uint64_t group_number_ = 0;         // marks entries added to the current group
+  std::vector<TABLE*> tables_;        // the group's tables
+  std::vector<TableEntry*> entries_;  // the same, as cache entries
+  MYSQL_LOCK* lock_ = nullptr;        // while locked
+};
+
+}  // namespace rowsocket
