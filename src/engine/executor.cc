@@ -201,13 +201,13 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     case RequestType::kInsert:
       break;
   }
-  WireStatus s;
-  OpenIndex* oi = BoundIndex(bindings, r.index_id, &s);
-  if (oi == nullptr) {
+  const Opened<OpenIndex> bound = BoundIndex(bindings, r.index_id);
+  if (!bound.ok()) {
     step.answered = true;
-    step.status = s;
+    step.status = bound.error;
     return step;
   }
+  OpenIndex* oi = bound.value;
   // read_only holds rowsocket's clients to it like SQL's ordinary users (rowsocket's
   // threads have every privilege; a replica's read_only must not let writes through).
   if (opt_readonly && r.IsWrite()) {
@@ -220,7 +220,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     step.status = RefuseGaleraWrite();
     return step;
   }
-  s = tables_.Reopen(oi->entry());
+  WireStatus s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
   if (s.ok()) s = CheckRequest(item.request, oi);
   if (!s.ok()) {
@@ -259,38 +259,36 @@ WireStatus EngineExecutor::BindIndex(EngineIndexBindings* bindings, const Reques
   binding->index = r.index;
   binding->columns = r.columns;
   binding->filter_columns = r.filter_columns;
-  WireStatus s;
-  OpenIndex* oi = OpenForThisWorker(binding.get(), &s);
-  if (oi == nullptr) return s;
+  const Opened<OpenIndex> opened = OpenForThisWorker(binding.get());
+  if (!opened.ok()) return opened.error;
+  OpenIndex* oi = opened.value;
   oi->entry()->last_used_ms = batch_start_ms_;
-  s = oi->Resolve();
+  const WireStatus s = oi->Resolve();
   if (!s.ok()) return s;  // the id keeps what it was bound to
   bindings->Bind(r.index_id, std::move(binding), &retired_);
   return WireStatus::OK();
 }
 
 // The index bound to `id` as this executor opens it.
-OpenIndex* EngineExecutor::BoundIndex(EngineIndexBindings* bindings, uint32_t id, WireStatus* status) {
+Opened<OpenIndex> EngineExecutor::BoundIndex(EngineIndexBindings* bindings, uint32_t id) {
   IndexBinding* b = bindings->Find(id);
-  if (b == nullptr) {
-    *status = ErrorStatus(WireError::kStmtNum);
-    return nullptr;
-  }
-  return OpenForThisWorker(b, status);
+  if (b == nullptr) return Opened<OpenIndex>::Failed(ErrorStatus(WireError::kStmtNum));
+  return OpenForThisWorker(b);
 }
 
 // `b` as this executor opens it: the first time this executor serves the binding's
 // connection, in its own table cache. (A connection is served by its listener's
 // workers only, so their slots number the binding's openings.)
-OpenIndex* EngineExecutor::OpenForThisWorker(IndexBinding* b, WireStatus* status) {
+Opened<OpenIndex> EngineExecutor::OpenForThisWorker(IndexBinding* b) {
   const size_t slot = static_cast<size_t>(info_.slot);
   if (b->opened.size() <= slot) b->opened.resize(slot + 1);
   if (!b->opened[slot]) {
-    TableEntry* entry = tables_.Get(b->db, b->table, status);
-    if (entry == nullptr) return nullptr;
-    b->opened[slot] = std::make_unique<OpenIndex>(entry, b->index, b->columns, b->filter_columns);
+    const Opened<TableEntry> table = tables_.Get(b->db, b->table);
+    if (!table.ok()) return Opened<OpenIndex>::Failed(table.error);
+    b->opened[slot] =
+        std::make_unique<OpenIndex>(table.value, b->index, b->columns, b->filter_columns);
   }
-  return b->opened[slot].get();
+  return Opened<OpenIndex>::Of(b->opened[slot].get());
 }
 
 bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {

@@ -59,8 +59,8 @@ class EngineExecutor : public Executor {
   void Prepare(BatchItem* items, size_t count);
   Step PrepareOne(const BatchItem& item);
   WireStatus BindIndex(EngineIndexBindings* bindings, const Request& r);
-  OpenIndex* BoundIndex(EngineIndexBindings* bindings, uint32_t id, WireStatus* status);
-  OpenIndex* OpenForThisWorker(IndexBinding* binding, WireStatus* status);
+  Opened<OpenIndex> BoundIndex(EngineIndexBindings* bindings, uint32_t id);
+  Opened<OpenIndex> OpenForThisWorker(IndexBinding* binding);
   bool SchemaAllowed(std::string_view db) const;
   WireStatus RefuseGaleraWrite();
 

@@ -20,11 +20,9 @@ bool ImpossibleName(std::string_view name) {
 
 }  // namespace
 
-TableEntry* TableCache::Get(std::string_view db, std::string_view name, WireStatus* status) {
-  if (ImpossibleName(db) || ImpossibleName(name)) {
-    *status = ErrorStatus(WireError::kOpenTable);
-    return nullptr;
-  }
+Opened<TableEntry> TableCache::Get(std::string_view db, std::string_view name) {
+  if (ImpossibleName(db) || ImpossibleName(name))
+    return Opened<TableEntry>::Failed(ErrorStatus(WireError::kOpenTable));
   std::string key;
   key.reserve(db.size() + name.size() + 1);
   key.append(db).push_back('\0');
@@ -37,14 +35,14 @@ TableEntry* TableCache::Get(std::string_view db, std::string_view name, WireStat
     auto e = std::make_unique<TableEntry>();
     e->db.assign(db);
     e->name.assign(name);
-    *status = Open(e.get());
-    if (!status->ok()) return nullptr;  // unknown tables are not remembered
+    const WireStatus status = Open(e.get());
+    if (!status.ok()) return Opened<TableEntry>::Failed(status);  // not remembered
     entry = e.get();
     entries_.emplace(std::move(key), std::move(e));
-    return entry;
+    return Opened<TableEntry>::Of(entry);
   }
-  *status = entry->table ? WireStatus::OK() : Open(entry);
-  return status->ok() ? entry : nullptr;
+  const WireStatus status = entry->table ? WireStatus::OK() : Open(entry);
+  return status.ok() ? Opened<TableEntry>::Of(entry) : Opened<TableEntry>::Failed(status);
 }
 
 WireStatus TableCache::Reopen(TableEntry* entry) {

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/opened.h"
 #include "engine/server_headers.h"
 #include "protocol/wire_status.h"
 
@@ -59,9 +60,9 @@ class TableCache {
   TableCache(const TableCache&) = delete;
   TableCache& operator=(const TableCache&) = delete;
 
-  // Returns the entry for db.name, opening the table if needed. The entry stays
-  // valid (possibly closed) for the cache's lifetime.
-  TableEntry* Get(std::string_view db, std::string_view name, WireStatus* status);
+  // The entry for db.name, opening the table if needed. The entry stays valid
+  // (possibly closed) for the cache's lifetime.
+  Opened<TableEntry> Get(std::string_view db, std::string_view name);
   // Opens a closed entry again.
   WireStatus Reopen(TableEntry* entry);
 
