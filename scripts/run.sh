@@ -58,7 +58,7 @@ fi
 mariadbd --no-defaults --datadir="$state/data" --socket="$sock" --port="$sql_port" \
   --bind-address=127.0.0.1 --plugin-dir="$state/plugins" --user=root \
   --pid-file="$pidfile" --log-error="$state/error.log" \
-  --plugin-load-add=rowsocket.so --plugin-maturity=experimental \
+  --plugin-load-add=rowsocket.so \
   --loose-rowsocket-port="$port" --loose-rowsocket-port-wr="$port_wr" \
   --innodb-buffer-pool-size=256M ${ROWSOCKET_MARIADBD_ARGS:-} >/dev/null 2>&1 &
 

@@ -345,7 +345,7 @@ maria_declare_plugin(rowsocket){
     rowsocket::status_variables,
     rowsocket::system_variables,
     "0.1.0",
-    MariaDB_PLUGIN_MATURITY_EXPERIMENTAL},
+    MariaDB_PLUGIN_MATURITY_GAMMA},
 {
     MYSQL_INFORMATION_SCHEMA_PLUGIN,
     &rowsocket::info_schema_descriptor,
@@ -359,7 +359,7 @@ maria_declare_plugin(rowsocket){
     nullptr,
     nullptr,
     "0.1.0",
-    MariaDB_PLUGIN_MATURITY_EXPERIMENTAL},
+    MariaDB_PLUGIN_MATURITY_GAMMA},
 {
     MYSQL_INFORMATION_SCHEMA_PLUGIN,
     &rowsocket::info_schema_descriptor,
@@ -373,4 +373,4 @@ maria_declare_plugin(rowsocket){
     nullptr,
     nullptr,
     "0.1.0",
-    MariaDB_PLUGIN_MATURITY_EXPERIMENTAL} maria_declare_plugin_end;
+    MariaDB_PLUGIN_MATURITY_GAMMA} maria_declare_plugin_end;
