@@ -84,13 +84,14 @@ install_packages() {
   local v=$1 pkgs=() p
   for p in mariadb-server mariadb-server-core mariadb-client mariadb-client-core \
            mariadb-common libmariadb3 libmariadb-dev libmariadbd-dev libmariadbd19 \
-           mariadb-plugin-handlersocket mariadb-backup; do
+           mariadb-plugin-handlersocket mariadb-backup mariadb-test mariadb-test-data; do
     apt-cache show "$p=$v" >/dev/null 2>&1 && pkgs+=("$p=$v")
   done
   # perl, libperl-dev, libdbi-perl and libdbd-mariadb-perl: the original HandlerSocket's
   # Perl client and regression tests, run against rowsocket (scripts/build-hs-clients.sh).
   local tools=(cmake g++ make pkg-config libgtest-dev libgmock-dev libedit-dev netcat-openbsd
-               python3 python3-pytest python3-pymysql procps xz-utils memcached tmux gnuplot-nox
+               python3 python3-pytest python3-pymysql python3-pip python3-setuptools python3-wheel
+               python3-venv mypy procps xz-utils memcached tmux gnuplot-nox
                perl libperl-dev libdbi-perl libdbd-mariadb-perl)
   local missing=()
   for p in "${pkgs[@]}"; do

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing (scripts/setup-deps.sh), builds, then
-# runs the GoogleTest units and the integration tests (each starts and stops its
-# own private mariadbd) through ctest, then the AddressSanitizer job
-# (scripts/test-asan.sh; skip it with ROWSOCKET_SKIP_ASAN=1). Extra arguments go to
-# ctest (e.g. -R find).
+# runs the GoogleTest units, the integration tests (each starts and stops its own
+# private mariadbd) and the mtr suite (mysql-test/rowsocket) through ctest, then the
+# AddressSanitizer job (scripts/test-asan.sh; skip it with ROWSOCKET_SKIP_ASAN=1).
+# Extra arguments go to ctest (e.g. -R find).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(bash "$root/scripts/build.sh")
