@@ -47,6 +47,7 @@ fi
 mkdir -p "$state/plugins"
 # The plugin dir holds Debian's plugins (links) and ours.
 for f in /usr/lib/mysql/plugin/*; do ln -sf "$f" "$state/plugins/"; done
+rm -f "$state/plugins/rowsocket.so"   # a link into the plugin dir: do not write through it
 cp "$build/src/plugin/rowsocket.so" "$state/plugins/rowsocket.so"
 
 if [ ! -d "$state/data/mysql" ]; then
