@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "histogram.h"
+#include "options.h"
 #include "util/clock.h"
 #include "util/counter.h"
-#include "options.h"
 #include "workload.h"
 
 namespace bench {

@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "engine/engine.h"
-#include "util/log.h"
 #include "server/server.h"
 #include "server/stats.h"
+#include "util/log.h"
 
 // What the server reserves descriptors for, from which rowsocket_max_connections'
 // default is derived (globals mariadbd exports; read-only here).

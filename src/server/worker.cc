@@ -17,8 +17,8 @@
 #include <system_error>
 #include <thread>
 
-#include "util/clock.h"
 #include "server/listener.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 namespace rowsocket {
