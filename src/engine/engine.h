@@ -29,6 +29,12 @@ uint64_t LogFlushes();
 // The time those flushes took, in microseconds.
 uint64_t LogFlushMicroseconds();
 
+// What rowsocket serves on this server as a Galera node (see docs/REPLICATION.md):
+// "OFF" (not a Galera node: everything), "READS" (a node ready for clients: reads;
+// writes are refused), "DIRTY_READS" (a node not ready, with wsrep_dirty_reads: reads)
+// or "REFUSED" (a node not ready: reads and writes are refused). Any thread.
+const char* GaleraState();
+
 // Routes the server layer's log messages to MariaDB's error log.
 void LogToServerErrorLog();
 

@@ -37,7 +37,21 @@ bool ListContains(std::string_view list, std::string_view name) {
   return false;
 }
 
+// As SQL decides for its queries: a node serves reads while it is synced with the
+// cluster and wsrep_reject_queries rejects nothing, or else when wsrep_dirty_reads
+// allows reads from a node that is not ready.
+bool GaleraNodeServesReads() {
+  return (wsrep_ready_get() && wsrep_reject_queries == WSREP_REJECT_NONE) ||
+         global_system_variables.wsrep_dirty_reads;
+}
+
 }  // namespace
+
+const char* GaleraState() {
+  if (!WSREP_ON) return "OFF";
+  if (wsrep_ready_get() && wsrep_reject_queries == WSREP_REJECT_NONE) return "READS";
+  return global_system_variables.wsrep_dirty_reads ? "DIRTY_READS" : "REFUSED";
+}
 
 EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& options,
                                SharedLogFlusher* flusher)
@@ -215,10 +229,19 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     step.status = WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
     return step;
   }
-  if (WSREP_ON && r.IsWrite()) {
-    step.answered = true;
-    step.status = RefuseGaleraWrite();
-    return step;
+  if (WSREP_ON) {
+    if (r.IsWrite()) {
+      step.answered = true;
+      step.status = RefuseGaleraWrite();
+      return step;
+    }
+    if (!GaleraNodeServesReads()) {
+      // What SQL answers a query on a node that is not ready (ER_UNKNOWN_COM_ERROR).
+      stats_->galera_reads_refused.Add();
+      step.answered = true;
+      step.status = WireStatus::StorageCode(ER_UNKNOWN_COM_ERROR);
+      return step;
+    }
   }
   WireStatus s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();

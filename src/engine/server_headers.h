@@ -23,3 +23,4 @@
 #include "item.h"
 #include "set_var.h"
 #include "sql_plugin.h"
+#include "wsrep_mysqld.h"

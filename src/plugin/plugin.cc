@@ -247,6 +247,7 @@ st_mysql_show_var g_status_array[] = {
     {"log_flushes", reinterpret_cast<char*>(&g_status_values[kLogFlushes]), SHOW_LONGLONG},
     {"log_flush_microseconds", reinterpret_cast<char*>(&g_status_values[kLogFlushMicroseconds]),
      SHOW_LONGLONG},
+    {"galera", nullptr, SHOW_CHAR},  // GaleraState(), set on every read
     {nullptr, nullptr, SHOW_UNDEF}};
 
 int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_var*, enum enum_var_type) {
@@ -259,6 +260,7 @@ int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_va
 #undef ROWSOCKET_STATUS_FILL
   g_status_values[kLogFlushes] = static_cast<long long>(LogFlushes());
   g_status_values[kLogFlushMicroseconds] = static_cast<long long>(LogFlushMicroseconds());
+  g_status_array[kStatusCount].value = const_cast<char*>(GaleraState());
   var->type = SHOW_ARRAY;
   var->value = reinterpret_cast<char*>(g_status_array);
   return 0;

@@ -49,6 +49,8 @@ namespace rowsocket {
   X(deadlocks, "requests answered with a deadlock error")                          \
   X(galera_writes_refused,                                                         \
     "writes answered `1 1 galera`: the server is a Galera node (wsrep_on=ON)")     \
+  X(galera_reads_refused,                                                          \
+    "finds answered `1 1 1047`: the Galera node is not ready for clients")          \
   X(log_flush_wait_microseconds,                                                   \
     "summed over requests: how long answers of committed writes waited for the log flush")
 

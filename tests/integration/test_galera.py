@@ -1,5 +1,9 @@
 """rowsocket on a Galera node: reads are served, writes are refused.
 
+A node that is not ready for clients (not synced, or wsrep_reject_queries set)
+refuses finds as it refuses SQL's queries, `1 1 1047`, unless wsrep_dirty_reads
+allows reads; Rowsocket_galera says which of these holds.
+
 rowsocket's writes go through the handler API on its own threads; on a Galera node
 (wsrep_on=ON) such a write is no cluster transaction: it is certified and replicated
 nowhere, and the nodes silently diverge. Until rowsocket's writes are wsrep
@@ -45,9 +49,14 @@ def status(sql, name):
     return int(sql.rows(f"SHOW GLOBAL STATUS LIKE 'Rowsocket_{name}'")[0][1])
 
 
+def galera_state(sql):
+    return sql.rows("SHOW GLOBAL STATUS LIKE 'Rowsocket_galera'")[0][1]
+
+
 def test_the_node_is_a_galera_node(sql):
     assert sql.value("SELECT @@wsrep_on") == "1"
     assert sql.rows("SHOW GLOBAL STATUS LIKE 'wsrep_ready'") == [("wsrep_ready", "ON")]
+    assert galera_state(sql) == "READS"
 
 
 def test_writes_are_refused_and_change_nothing(target, sql, server):
@@ -75,3 +84,33 @@ def test_reads_and_sql_go_on(target, sql):
     with hs.Connection(target.port) as r:
         r.open_index(0, "kv", ["v"])
         assert r.request(hs.find(0, "=", [5])) == ["0", "1", "five"]
+
+
+def test_a_node_that_rejects_queries_refuses_finds_unless_dirty_reads(target, sql):
+    refused_before = status(sql, "galera_reads_refused")
+    with hs.Connection(target.port) as r:
+        r.open_index(0, "user", ["user_name"])
+        sql.execute("SET GLOBAL wsrep_reject_queries = ALL")
+        try:
+            assert galera_state(sql) == "REFUSED"
+            assert r.request(hs.find(0, "=", [101])) == ["1", "1", "1047"]
+            sql.execute("SET GLOBAL wsrep_dirty_reads = ON")
+            assert galera_state(sql) == "DIRTY_READS"
+            assert r.request(hs.find(0, "=", [101])) == ["0", "1", "Yukari Takeba"]
+        finally:
+            sql.execute("SET GLOBAL wsrep_dirty_reads = OFF")
+            sql.execute("SET GLOBAL wsrep_reject_queries = NONE")
+        assert galera_state(sql) == "READS"
+        assert r.request(hs.find(0, "=", [101])) == ["0", "1", "Yukari Takeba"]
+    assert status(sql, "galera_reads_refused") - refused_before == 1
+
+
+def test_a_server_without_galera_says_so(server):
+    """(The module's server is a Galera node; the state of a plain server is OFF.)"""
+    plugin = targets.make_plugin({})
+    with servers.running_server([plugin]) as plain:
+        conn = Sql(plain)
+        try:
+            assert galera_state(conn) == "OFF"
+        finally:
+            conn.close()

@@ -16,8 +16,9 @@ FIND = b"0\t=\t1\t101\n"
 
 
 def status(sql):
+    """The counters and gauges (Rowsocket_galera, a word, is test_galera.py's)."""
     return {name: int(value) for name, value in
-            sql.rows("SHOW GLOBAL STATUS LIKE 'rowsocket%'")}
+            sql.rows("SHOW GLOBAL STATUS LIKE 'rowsocket%'") if name != "Rowsocket_galera"}
 
 
 def test_status_counts_requests_errors_rows_and_connections(reader, writer, sql):
