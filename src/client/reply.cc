@@ -5,6 +5,8 @@
 // reused for the next line. Pure; any thread.
 #include "reply.h"
 
+#include <limits>
+
 #include "protocol/decimal.h"
 
 namespace rowsocket {
@@ -40,6 +42,9 @@ bool ToRows(const ::rowsocket::Answer& a, Rows* rows) {
 
 bool ToReply(RequestKind kind, const ::rowsocket::Answer& a, Result<Reply>* out) {
   if (!a.ok()) {
+    // A code past int's range would read as a negative one, which stands for the
+    // client's own I/O errors: no server sends it.
+    if (a.code > static_cast<uint32_t>(std::numeric_limits<int>::max())) return false;
     *out = Error::Server(static_cast<int>(a.code), std::string(a.message()));
     return true;
   }

@@ -206,6 +206,16 @@ TEST(Connection, a_shape_that_does_not_fit_the_request_breaks_the_connection) {
   EXPECT_TRUE(r.error().is_io());
 }
 
+TEST(Connection, an_error_code_past_int_breaks_the_connection) {
+  // (Found by the answer fuzzer: it read as code -1, the client's I/O error code.)
+  FakeServer server([](const std::string&, int) { return std::string("4294967295\t1\tx\n"); });
+  Connection conn = Connect(server);
+  Result<Rows> r = conn.Find(0, Query("=", {1}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().is_io());
+  EXPECT_FALSE(conn.connected());
+}
+
 TEST(Connection, silence_times_out_and_closes) {
   FakeServer server([](const std::string&, int) { return std::string(); });
   ConnectOptions options;
