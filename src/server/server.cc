@@ -1,6 +1,9 @@
 // Server: opens listeners and starts and stops their workers.
 #include "server/server.h"
 
+#include <chrono>
+#include <thread>
+
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -44,10 +47,18 @@ bool Server::StartListener(const ListenerConfig& lc, const char* name, std::stri
 
 // Each worker ends its running batch (a request waiting for a lock stops waiting),
 // sends the answers that become durable (up to a second) and exits; the last one of
-// a listener closes its connections.
+// a listener closes its connections. A request may begin to wait for a lock just
+// after its batch was interrupted (the storage engine only ends waits in progress),
+// so workers are interrupted again until each has let go of its executor.
 void Server::Stop() {
+  constexpr auto kInterruptAgain = std::chrono::milliseconds(20);
   for (auto& l : listeners_) l->RequestStop();
-  for (auto& w : workers_) w->Interrupt();
+  for (;;) {
+    bool running = false;
+    for (auto& w : workers_) running = w->Interrupt() || running;
+    if (!running) break;
+    std::this_thread::sleep_for(kInterruptAgain);
+  }
   for (auto& w : workers_) w->Join();
   workers_.clear();
   listeners_.clear();

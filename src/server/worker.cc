@@ -102,9 +102,11 @@ bool Worker::Start(std::string* error) {
   return true;
 }
 
-void Worker::Interrupt() {
+bool Worker::Interrupt() {
   std::lock_guard<std::mutex> lock(executor_mutex_);
-  if (executor_ != nullptr) executor_->Interrupt();
+  if (executor_ == nullptr) return false;
+  executor_->Interrupt();
+  return true;
 }
 
 void Worker::Join() {

@@ -45,8 +45,9 @@ class Worker {
   // worker that cannot start fails INSTALL PLUGIN instead of vanishing.
   bool Start(std::string* error);
   // Ends the batch the worker is running (Executor::Interrupt), from any thread; for
-  // a stop, after the listener was asked to stop.
-  void Interrupt();
+  // a stop, after the listener was asked to stop. False once the worker has let go
+  // of its executor (it is about to exit, or never started).
+  bool Interrupt();
   void Join();
 
   const WorkerStats& stats() const { return stats_; }
