@@ -37,19 +37,20 @@ bool ListContains(std::string_view list, std::string_view name) {
   return false;
 }
 
-// As SQL decides for its queries: a node serves reads while it is synced with the
-// cluster and wsrep_reject_queries rejects nothing, or else when wsrep_dirty_reads
-// allows reads from a node that is not ready.
+// As SQL decides for its queries: a node is ready for clients while it is synced
+// with the cluster and wsrep_reject_queries rejects nothing; one that is not serves
+// reads only when wsrep_dirty_reads allows them.
+bool GaleraNodeReady() { return wsrep_ready_get() && wsrep_reject_queries == WSREP_REJECT_NONE; }
+
 bool GaleraNodeServesReads() {
-  return (wsrep_ready_get() && wsrep_reject_queries == WSREP_REJECT_NONE) ||
-         global_system_variables.wsrep_dirty_reads;
+  return GaleraNodeReady() || global_system_variables.wsrep_dirty_reads;
 }
 
 }  // namespace
 
 const char* GaleraState() {
   if (!WSREP_ON) return "OFF";
-  if (wsrep_ready_get() && wsrep_reject_queries == WSREP_REJECT_NONE) return "READS";
+  if (GaleraNodeReady()) return "READS";
   return global_system_variables.wsrep_dirty_reads ? "DIRTY_READS" : "REFUSED";
 }
 
