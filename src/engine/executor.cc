@@ -252,7 +252,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     step.status = s;
     return step;
   }
-  oi->entry()->last_used_ms = batch_start_ms_;
+  tables_.MarkUsed(oi->entry());
   step.index = oi;
   return step;
 }
@@ -286,7 +286,7 @@ WireStatus EngineExecutor::BindIndex(EngineIndexBindings* bindings, const Reques
   const Opened<OpenIndex> opened = OpenForThisWorker(binding.get());
   if (!opened.ok()) return opened.error;
   OpenIndex* oi = opened.value;
-  oi->entry()->last_used_ms = batch_start_ms_;
+  tables_.MarkUsed(oi->entry());
   const WireStatus s = oi->Resolve();
   if (!s.ok()) return s;  // the id keeps what it was bound to
   bindings->Bind(r.index_id, std::move(binding), &retired_);

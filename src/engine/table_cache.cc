@@ -113,7 +113,7 @@ void TableCache::MakeRoom() {
     TableEntry* oldest = nullptr;
     for (auto& kv : entries_) {
       TableEntry* e = kv.second.get();
-      if (e->table == nullptr || e->last_used_ms >= batch_start_ms_) continue;
+      if (e->table == nullptr || e->batch_mark == batch_number_) continue;
       if (oldest == nullptr || e->last_used_ms < oldest->last_used_ms) oldest = e;
     }
     if (oldest == nullptr) return;

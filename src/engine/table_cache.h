@@ -38,6 +38,7 @@ struct TableEntry {
   MDL_ticket* mdl_ticket = nullptr;
   uint64_t generation = 0;        // incremented by every (re)open
   uint64_t last_used_ms = 0;
+  uint64_t batch_mark = 0;        // the batch that last used it (TableCache::MarkUsed)
   uint64_t group_mark = 0;        // group that last locked it (GroupTransaction::Add)
   bool written = false;           // rows changed since the group began
   const void* scan_index = nullptr;  // open index whose scan is initialized (see BeginScan)
@@ -68,10 +69,16 @@ class TableCache {
 
   // Starts a batch at `now_ms`: a table whose metadata lock a batch waited for in
   // vain (rowsocket_lock_wait_timeout) is not waited for again by the same batch,
-  // and tables the batch uses (last_used_ms >= now_ms) are not closed to make room.
+  // and tables the batch uses (see MarkUsed) are not closed to make room.
   void BeginBatch(uint64_t now_ms) {
     lock_timed_out_.clear();
     batch_start_ms_ = now_ms;
+    ++batch_number_;
+  }
+  // The running batch uses `entry`.
+  void MarkUsed(TableEntry* entry) {
+    entry->last_used_ms = batch_start_ms_;
+    entry->batch_mark = batch_number_;
   }
 
   // Closes tables that DDL or FLUSH waits for. Call between batches only.
@@ -90,6 +97,7 @@ class TableCache {
   bool for_writes_;
   size_t open_count_ = 0;
   uint64_t batch_start_ms_ = 0;
+  uint64_t batch_number_ = 0;
   std::unordered_map<std::string, std::unique_ptr<TableEntry>> entries_;  // "db\0name"
   std::unordered_set<std::string> lock_timed_out_;  // "db\0name", this batch
 };
