@@ -49,10 +49,13 @@ constexpr WireErrorInfo kErrors[] = {
                                "rowsocket_max_rows_examined rows"},
     {kAuth, "unauth", "not authenticated: wrong or missing secret (A 1 <secret>, --secret)"},
     {kAuth, "authtype", "unknown authentication type (only 1, the plain secret, exists)"},
+    {kAuth, "tlsrequired", "plain-text connections are refused "
+                           "(rowsocket_require_secure_transport=ON): connect with TLS; the "
+                           "server closed the connection"},
 };
 
 static_assert(sizeof(kErrors) / sizeof(kErrors[0]) ==
-                  static_cast<size_t>(WireError::kAuthType) + 1,
+                  static_cast<size_t>(WireError::kTlsRequired) + 1,
               "one entry per WireError, in order");
 
 // Words only the original plugin sends.

@@ -44,6 +44,7 @@ enum class WireError : uint8_t {
   // Code 3: authentication.
   kUnauth,       // unauth
   kAuthType,     // authtype
+  kTlsRequired,  // tlsrequired
 };
 
 struct WireErrorInfo {

@@ -14,6 +14,7 @@ struct ConnectionInfo {
   std::string peer;             // client address:port
   int worker = 0;               // worker index (as in SHOW PROCESSLIST order)
   bool authenticated = false;   // a secret was given and matched
+  std::string tls;              // the TLS version ("TLSv1.3"); empty: plain text
   uint32_t open_indexes = 0;
   uint64_t requests = 0;
   uint64_t bytes_received = 0;

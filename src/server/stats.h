@@ -51,6 +51,9 @@ namespace rowsocket {
     "writes answered `1 1 galera`: the server is a Galera node (wsrep_on=ON)")     \
   X(galera_reads_refused,                                                          \
     "finds answered `1 1 1047`: the Galera node is not ready for clients")          \
+  X(tls_handshakes_failed,                                                         \
+    "connections that began a TLS handshake and were closed before it completed, "   \
+    "TLS being off included")                                                       \
   X(log_flush_wait_microseconds,                                                   \
     "summed over requests: how long answers of committed writes waited for the log flush")
 
@@ -91,6 +94,7 @@ struct StatsSnapshot {
 #undef ROWSOCKET_DECLARE_VALUE
   uint64_t connections_read = 0;   // open now, read listener
   uint64_t connections_write = 0;  // open now, write listener
+  uint64_t tls_connections = 0;    // open now over TLS, both listeners
   uint64_t latency[kRequestCategories][kLatencyBuckets] = {};
 
   void AddFrom(const WorkerStats& s) {
