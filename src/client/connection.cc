@@ -155,7 +155,7 @@ Result<Connection> Connection::Connect(const std::string& host, uint16_t port,
   impl->host = host;
   impl->port = port;
   impl->options = options;
-  Status s = impl->socket.Connect(host, port, options.connect_timeout);
+  Status s = impl->socket.Connect(host, port, options);
   if (!s.ok()) return s.error();
   Connection conn(std::move(impl));
   if (!options.secret.empty()) {

@@ -4,7 +4,8 @@
 // Not run by ctest directly: test_client_library.py (and test_client_auth.py,
 // test_client_server_loss.py) start a private server through the integration
 // harness, create the tables below, and run this binary with the server's address
-// in ROWSOCKET_TEST_HOST / _PORT / _PORT_WR (and _SECRET, _MARIADBD_PID). Without
+// in ROWSOCKET_TEST_HOST / _PORT / _PORT_WR (and _SECRET, _MARIADBD_PID, and
+// _SSL_CA: every connection speaks TLS and verifies the server against it). Without
 // them every test skips.
 //   test.user          the sample table (row 101)
 //   test.client_items  id INT PK, grp INT, name VARCHAR, qty INT, note VARBINARY NULL,
@@ -37,6 +38,7 @@ struct Server {
   uint16_t port = static_cast<uint16_t>(std::atoi(Env("ROWSOCKET_TEST_PORT").c_str()));
   uint16_t port_wr = static_cast<uint16_t>(std::atoi(Env("ROWSOCKET_TEST_PORT_WR").c_str()));
   std::string secret = Env("ROWSOCKET_TEST_SECRET");
+  std::string ssl_ca = Env("ROWSOCKET_TEST_SSL_CA");
   bool present() const { return !host.empty() && port != 0 && port_wr != 0; }
 };
 
@@ -47,6 +49,8 @@ struct Server {
 Connection Open(const Server& s, uint16_t port) {
   ConnectOptions o;
   o.secret = s.secret;
+  o.ssl_ca = s.ssl_ca;
+  o.ssl_verify_server_cert = !s.ssl_ca.empty();
   o.io_timeout = std::chrono::seconds(20);
   Result<Connection> c = Connection::Connect(s.host, port, o);
   EXPECT_TRUE(c.ok()) << c.error().ToString();
@@ -256,6 +260,7 @@ TEST(Live, pool_routes_reads_and_writes_and_reopens_indexes_by_itself) {
   PoolOptions o;
   o.readers.push_back({server.host, server.port, server.secret});
   o.writers.push_back({server.host, server.port_wr, server.secret});
+  o.connect.ssl_ca = server.ssl_ca;
   Pool pool(o);
   ASSERT_TRUE(pool.Insert(kItems, {400, 4, "pool", 4, nullptr}).ok());  // readonly if misrouted
   Result<Rows> rows = pool.Find(kItems, Query("=", {400}));

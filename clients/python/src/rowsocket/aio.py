@@ -13,13 +13,14 @@ of their own. Both belong to the event loop that made them; neither is thread-sa
 
 import asyncio
 import contextlib
+from ssl import SSLContext
 from types import TracebackType
 from typing import AsyncIterator, Optional, Sequence, Tuple, Type, Union
 
 from ._requests import AsyncRequests
 from ._router import EndpointLike, Role, Router
 from ._session import IndexTable, Plan, failed
-from ._transport import AsyncSocket
+from ._transport import AsyncSocket, tls_context
 from .batch import Batch, BatchResult
 from .errors import Error, IoError, UsageError
 
@@ -41,11 +42,14 @@ class AsyncConnection(AsyncRequests):
     async def connect(cls, host: str, port: int, *, timeout: float = 30.0,
                       connect_timeout: float = 3.0,
                       secret: Optional[Union[str, bytes]] = None,
-                      raw: bool = False) -> "AsyncConnection":
-        """Connects, and authenticates with `secret` when given. Raises IoError when it
-        cannot connect and ServerError when the secret is refused."""
-        conn = cls(host, port, await AsyncSocket.connect(host, port, connect_timeout, timeout),
-                   raw)
+                      raw: bool = False, ssl: Union[bool, SSLContext] = False,
+                      ssl_ca: Optional[str] = None) -> "AsyncConnection":
+        """Connects (over TLS with `ssl` or `ssl_ca`, as Connection), and authenticates
+        with `secret` when given. Raises IoError when it cannot connect and ServerError
+        when the secret is refused."""
+        tls = tls_context(ssl, ssl_ca)
+        conn = cls(host, port,
+                   await AsyncSocket.connect(host, port, connect_timeout, timeout, tls), raw)
         if secret:
             try:
                 await conn.auth(secret)
@@ -116,13 +120,16 @@ class AsyncPool(AsyncRequests):
                  writers: Sequence[EndpointLike] = (), *, timeout: float = 30.0,
                  connect_timeout: float = 3.0, raw: bool = False,
                  max_idle_per_endpoint: int = 8, min_backoff: float = 0.1,
-                 max_backoff: float = 10.0) -> None:
+                 max_backoff: float = 10.0, ssl: Union[bool, SSLContext] = False,
+                 ssl_ca: Optional[str] = None) -> None:
         self._router: Router[AsyncConnection] = Router(readers, writers,
                                                        max_idle_per_endpoint, min_backoff,
                                                        max_backoff)
         self._timeout = timeout
         self._connect_timeout = connect_timeout
         self._raw = raw
+        self._ssl = ssl
+        self._ssl_ca = ssl_ca
         self._closed = False
 
     @contextlib.asynccontextmanager
@@ -163,7 +170,8 @@ class AsyncPool(AsyncRequests):
         try:
             conn = await AsyncConnection.connect(
                 endpoint.host, endpoint.port, timeout=self._timeout,
-                connect_timeout=self._connect_timeout, secret=endpoint.secret, raw=self._raw)
+                connect_timeout=self._connect_timeout, secret=endpoint.secret, raw=self._raw,
+                ssl=self._ssl, ssl_ca=self._ssl_ca)
         except IoError:
             self._router.connect_failed(at)
             raise

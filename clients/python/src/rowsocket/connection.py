@@ -13,12 +13,13 @@ a Pool do it. Thread-safe: requests from several threads are serialized by a loc
 """
 
 import threading
+from ssl import SSLContext
 from types import TracebackType
 from typing import Optional, Sequence, Type, Union
 
 from ._requests import Requests
 from ._session import IndexTable, Plan, failed
-from ._transport import Socket
+from ._transport import Socket, tls_context
 from .batch import Batch, BatchResult
 from .errors import Error, IoError
 
@@ -29,6 +30,8 @@ class Connection(Requests):
     `timeout` bounds each wait for the socket while a request is in flight (past it
     the connection is closed with an IoError); `connect_timeout` bounds connecting.
     With `secret`, the connection authenticates (`A 1 <secret>`) before returning.
+    TLS: `ssl=True` (the server's certificate is not checked), `ssl_ca=<CA file>`
+    (it must be signed by that CA), or `ssl=<ssl.SSLContext>` for full control.
     Values come back as str (UTF-8, with bytes that are not UTF-8 kept by
     surrogateescape), or as bytes with `raw=True`; NULL is None. Raises IoError when
     it cannot connect and ServerError when the secret is refused.
@@ -36,11 +39,12 @@ class Connection(Requests):
 
     def __init__(self, host: str, port: int, *, timeout: float = 30.0,
                  connect_timeout: float = 3.0, secret: Optional[Union[str, bytes]] = None,
-                 raw: bool = False) -> None:
+                 raw: bool = False, ssl: Union[bool, SSLContext] = False,
+                 ssl_ca: Optional[str] = None) -> None:
         self.host = host
         self.port = port
         self.raw = raw
-        self._socket = Socket(host, port, connect_timeout, timeout)
+        self._socket = Socket(host, port, connect_timeout, timeout, tls_context(ssl, ssl_ca))
         self._indexes = IndexTable()
         self._lock = threading.Lock()
         if secret:

@@ -62,6 +62,9 @@ EXPLANATIONS: Dict[Tuple[int, str], str] = {
     # Code 3: authentication.
     (3, "unauth"): "not authenticated: wrong or missing secret (A 1 <secret>, --secret)",
     (3, "authtype"): "unknown authentication type (only 1, the plain secret, exists)",
+    (3, "tlsrequired"): "plain-text connections are refused "
+                        "(rowsocket_require_secure_transport=ON): connect with TLS; the "
+                        "server closed the connection",
     # Words only the original HandlerSocket plugin sends.
     (2, "notimpl"): "not implemented by this server",
     (2, "tblnum"): "bad table",

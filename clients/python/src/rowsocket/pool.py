@@ -19,8 +19,9 @@ guards the shared state and is never held across network I/O.
 
 import contextlib
 import threading
+from ssl import SSLContext
 from types import TracebackType
-from typing import Iterator, Optional, Sequence, Tuple, Type
+from typing import Iterator, Optional, Sequence, Tuple, Type, Union
 
 from ._requests import Requests
 from ._router import EndpointLike, Role, Router
@@ -34,7 +35,8 @@ class Pool(Requests):
     """Connections to `readers` (e.g. port 9998 of each replica) and `writers` (e.g.
     port 9999 of the primary), each an Endpoint or a (host, port[, secret]) tuple.
 
-    `timeout`, `connect_timeout` and `raw` are those of each Connection; at most
+    `timeout`, `connect_timeout`, `raw`, `ssl` and `ssl_ca` are those of each
+    Connection; at most
     `max_idle_per_endpoint` idle connections are kept per endpoint. Request methods
     take an Index (ids belong to one connection: use `connection()` for those).
     """
@@ -43,12 +45,15 @@ class Pool(Requests):
                  writers: Sequence[EndpointLike] = (), *, timeout: float = 30.0,
                  connect_timeout: float = 3.0, raw: bool = False,
                  max_idle_per_endpoint: int = 8, min_backoff: float = 0.1,
-                 max_backoff: float = 10.0) -> None:
+                 max_backoff: float = 10.0, ssl: Union[bool, SSLContext] = False,
+                 ssl_ca: Optional[str] = None) -> None:
         self._router: Router[Connection] = Router(readers, writers, max_idle_per_endpoint,
                                                   min_backoff, max_backoff)
         self._timeout = timeout
         self._connect_timeout = connect_timeout
         self._raw = raw
+        self._ssl = ssl
+        self._ssl_ca = ssl_ca
         self._lock = threading.Lock()
         self._closed = False
 
@@ -100,7 +105,7 @@ class Pool(Requests):
         try:
             conn = Connection(endpoint.host, endpoint.port, timeout=self._timeout,
                               connect_timeout=self._connect_timeout, secret=endpoint.secret,
-                              raw=self._raw)
+                              raw=self._raw, ssl=self._ssl, ssl_ca=self._ssl_ca)
         except IoError:
             with self._lock:
                 self._router.connect_failed(at)
