@@ -9,18 +9,16 @@ TLS is off there.
 """
 
 import os
-import shutil
 import socket
 import ssl
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 import pytest
 
 import client_tools
+import tls_support
 import hs
 import servers
 import targets
@@ -30,26 +28,10 @@ pytestmark = targets.rowsocket_only
 OPEN = b"P\t0\ttest\ttls_items\tPRIMARY\tid,v\n"
 
 
-def _openssl(*args, cwd):
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-
-
 @pytest.fixture(scope="module")
 def certs():
-    """A CA, and a server certificate it signed for 127.0.0.1 and localhost."""
-    d = tempfile.mkdtemp(prefix="rowsocket-tls-")
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-             "/CN=rowsocket test CA", "-keyout", "ca.key", "-out", "ca.pem", cwd=d)
-    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout",
-             "server.key", "-out", "server.csr", cwd=d)
-    with open(os.path.join(d, "san.ext"), "w") as f:
-        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
-    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-             "-CAcreateserial", "-days", "2", "-extfile", "san.ext", "-out", "server.pem",
-             cwd=d)
-    yield {name: os.path.join(d, name) for name in ("ca.pem", "server.pem", "server.key")}
-    shutil.rmtree(d, ignore_errors=True)
+    with tls_support.test_certificates() as paths:
+        yield paths
 
 
 @pytest.fixture(scope="module")
@@ -74,12 +56,7 @@ def context(certs):
     return ctx
 
 
-class TlsConnection(hs.Connection):
-    """hs.Connection over TLS (the handshake made in the constructor)."""
-
-    def __init__(self, port, ctx, timeout=hs.TIMEOUT):
-        super().__init__(port, timeout=timeout)
-        self.sock = ctx.wrap_socket(self.sock, server_hostname="127.0.0.1")
+TlsConnection = tls_support.TlsConnection
 
 
 def status(sql, name):
