@@ -33,9 +33,12 @@ import time
 import harness
 from fuzz_requests import ConnState, Grammar
 from fuzz_shapes import random_table
-from fuzz_target import DB, SENTINEL_ID, Case, Failure, Target, Wave
+from fuzz_target import DB, SENTINEL_ID, Case, Failure, Target, Wave, uses_accounts
 
 PLUGIN_OPTIONS = {"lock_wait_timeout": 2}
+# The same with account logins: every connection logs in, every request passes the
+# grant checks.
+ACCOUNT_OPTIONS = dict(PLUGIN_OPTIONS, auth="account", auth_wr="account")
 
 # Problems known from issue 12; `--avoid` keeps the draw away from them so that a run
 # can look for new ones while they are being fixed.
@@ -132,7 +135,7 @@ def make_case(target, rng, avoid):
     flush = rng.random() < 0.15
     if flush:
         target.sql.execute("FLUSH TABLES")
-    grammar = Grammar(rng, DB, tables, avoid, SENTINEL_ID)
+    grammar = Grammar(rng, DB, tables, avoid, SENTINEL_ID, keep_login=uses_accounts(target.plugin))
     kinds = ["write"] * rng.randint(1, 2) + (["read"] if rng.random() < 0.7 else [])
     if rng.random() < 0.1:
         kinds.append(rng.choice(["write, reset", "read, reset"]))
@@ -219,6 +222,8 @@ def describe(finding):
     replay = f"--seed {finding['seed']} --round {finding['round']}"
     if finding["avoid"]:
         replay += " --avoid " + ",".join(sorted(finding["avoid"]))
+    if finding.get("accounts"):
+        replay += " --accounts"
     out = [f"FUZZ FINDING: {failure}",
            f"seed {finding['seed']}, round {finding['round']}; replay the whole round: "
            f"scripts/fuzz.py {replay}"]
@@ -317,6 +322,7 @@ def run(plugin, seconds=60.0, seed=None, rounds=None, first_round=0, avoid=froze
                             target.recover()
                     outcome.findings.append({
                         "seed": seed, "round": round_number, "avoid": avoid,
+                        "accounts": uses_accounts(plugin),
                         "case": small, "failure": failure, "reproduced": reproduced,
                         "answers": answers})
                     log(describe(outcome.findings[-1]))
@@ -333,6 +339,7 @@ def run(plugin, seconds=60.0, seed=None, rounds=None, first_round=0, avoid=froze
             if alive:
                 outcome.findings.append({
                     "seed": seed, "round": "shutdown", "avoid": avoid, "case": None,
+                    "accounts": uses_accounts(plugin),
                     "failure": Failure("shutdown", str(e)[:3000]), "reproduced": False})
     return outcome
 
@@ -366,6 +373,8 @@ def main(argv=None):
     parser.add_argument("--keep-going", action="store_true",
                         help="go on after a finding (each distinct finding is reported)")
     parser.add_argument("--minimize-seconds", type=float, default=120.0)
+    parser.add_argument("--accounts", action="store_true",
+                        help="every connection logs in as an account (rowsocket_auth=account)")
     parser.add_argument("--plugin", default=os.environ.get("ROWSOCKET_PLUGIN"),
                         help="rowsocket.so to load (default: $ROWSOCKET_PLUGIN)")
     args = parser.parse_args(argv)
@@ -377,7 +386,8 @@ def main(argv=None):
         if args.seed is None:
             parser.error("--round needs --seed")
         first_round, rounds = args.round, 1
-    outcome = run(harness.rowsocket_plugin(PLUGIN_OPTIONS), seconds=args.seconds,
+    options = ACCOUNT_OPTIONS if args.accounts else PLUGIN_OPTIONS
+    outcome = run(harness.rowsocket_plugin(options), seconds=args.seconds,
                   seed=args.seed, rounds=rounds, first_round=first_round,
                   avoid=parse_avoid(args.avoid), keep_going=args.keep_going,
                   minimize_seconds=args.minimize_seconds,

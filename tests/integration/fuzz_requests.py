@@ -60,11 +60,14 @@ class ConnState:
 
 
 class Grammar:
-    def __init__(self, rng, db, tables, avoid=frozenset(), sentinel_id=999):
+    def __init__(self, rng, db, tables, avoid=frozenset(), sentinel_id=999, keep_login=False):
         self.rng = rng
         self.db = db
         self.tables = tables
         self.avoid = avoid
+        # Connections are logged in as an account: no `A` line (any login attempt
+        # ends the connection's login).
+        self.keep_login = keep_login
         self.sentinel_id = sentinel_id
 
     # -- P --------------------------------------------------------------------------
@@ -322,6 +325,8 @@ class Grammar:
         if len(line) > MAX_LINE or b"\n" in line:
             return False
         tokens = line.split(b"\t")
+        if self.keep_login and tokens[0] == b"A":
+            return False
         for t in tokens[:2]:
             if t.isdigit() and int(t) % (1 << 32) == self.sentinel_id:
                 return False

@@ -17,6 +17,7 @@ a burst is sent while its answers are read.
 
 import re
 import selectors
+import hashlib
 import socket
 import struct
 import time
@@ -31,6 +32,8 @@ SENTINEL_OPEN = b"P\t999\tfzs\tsentinel\tPRIMARY\tv\n"
 SENTINEL_FIND = b"999\t=\t1\t1\n"
 SENTINEL_OPENED, SENTINEL_FOUND = b"0\t1", b"0\t1\tsentinel"
 HANG_SECONDS = 30.0            # no answer byte for this long: a hang
+# With rowsocket_auth=account every connection logs in as this account first.
+ACCOUNT, ACCOUNT_PASSWORD = "fuzzer", "fuzzer-pw"
 DDL_LOCK_WAIT = 10             # seconds an SQL statement between waves may wait for locks
 # CHECK TABLE messages that data SQL itself may store cause (an UPDATE may set an
 # AUTO_INCREMENT column to 0), so they say nothing about rowsocket.
@@ -114,6 +117,10 @@ class Target:
         self.sql.execute(f"CREATE TABLE IF NOT EXISTS {SENTINEL_DB}.sentinel "
                          "(k INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB")
         self.sql.execute(f"REPLACE INTO {SENTINEL_DB}.sentinel VALUES (1, 'sentinel')")
+        if uses_accounts(plugin):
+            self.sql.execute(f"CREATE USER IF NOT EXISTS {ACCOUNT}@localhost "
+                             f"IDENTIFIED BY '{ACCOUNT_PASSWORD}'")
+            self.sql.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON *.* TO {ACCOUNT}@localhost")
 
     def connect_sql(self):
         if self.sql is not None:
@@ -335,6 +342,30 @@ def resets(kind):
     return kind.endswith("reset")
 
 
+def uses_accounts(plugin):
+    return plugin.options.get("auth") == "account"
+
+
+def log_in(sock):
+    """A 2 and A 3 as the fuzzer's account, on a blocking socket."""
+    def answer():
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = sock.recv(4096)
+            if not chunk:
+                raise OSError("closed during the login")
+            data += chunk
+        return data[:-1].split(b"\t")
+    sock.sendall(b"A\t2\t" + ACCOUNT.encode() + b"\n")
+    nonce = bytes.fromhex(answer()[2].decode())
+    stage1 = hashlib.sha1(ACCOUNT_PASSWORD.encode()).digest()
+    mix = hashlib.sha1(nonce + hashlib.sha1(stage1).digest()).digest()
+    response = bytes(a ^ b for a, b in zip(stage1, mix)).hex().encode()
+    sock.sendall(b"A\t3\t" + ACCOUNT.encode() + b"\t" + response + b"\n")
+    if answer() != [b"0", b"1"]:
+        raise OSError("the fuzzer's account could not log in")
+
+
 class Connections:
     """The round's connections, open across its waves. A connection's kind is "write"
     or "read" (the listener), or "write, reset" / "read, reset": it sends its first
@@ -351,6 +382,8 @@ class Connections:
                 sock = socket.create_connection(
                     ("127.0.0.1", plugin.port_wr if is_write(kind) else plugin.port),
                     timeout=10)
+                if uses_accounts(plugin):
+                    log_in(sock)
             except OSError as e:
                 self.error = f"cannot connect: {e}"
                 return

@@ -14,18 +14,23 @@ Longer runs: scripts/fuzz.py --seconds 600.
 
 import os
 
+import pytest
+
 import fuzz
 import targets
 
 pytestmark = targets.rowsocket_only
 
 
-def test_fuzzed_bursts_keep_mariadbd_up_answer_every_line_and_leave_tables_intact():
+# Half the budget without authentication, half with account logins and grants.
+@pytest.mark.parametrize("options", [fuzz.PLUGIN_OPTIONS, fuzz.ACCOUNT_OPTIONS],
+                         ids=["no-login", "account-logins"])
+def test_fuzzed_bursts_keep_mariadbd_up_answer_every_line_and_leave_tables_intact(options):
     seed = os.environ.get("ROWSOCKET_FUZZ_SEED")
-    plugin = targets.make_plugin(fuzz.PLUGIN_OPTIONS)
+    plugin = targets.make_plugin(options)
     outcome = fuzz.run(
         plugin,
-        seconds=float(os.environ.get("ROWSOCKET_FUZZ_SECONDS", "60")),
+        seconds=float(os.environ.get("ROWSOCKET_FUZZ_SECONDS", "60")) / 2,
         seed=int(seed) if seed else None,
         avoid=fuzz.parse_avoid(os.environ.get("ROWSOCKET_FUZZ_AVOID", "")),
         minimize_seconds=float(os.environ.get("ROWSOCKET_FUZZ_MINIMIZE_SECONDS", "60")))
