@@ -11,6 +11,8 @@ import time
 import pytest
 
 import hs
+from db import Sql
+import servers
 import targets
 import tls_support
 
@@ -332,3 +334,18 @@ def test_a_burst_of_failed_logins_neither_stalls_the_server_nor_floods_the_log(t
     assert "user 'app' from 127.0.0.1" in refusals[-1]
     assert "more like it left out" in refusals[-1]
     assert "00000000" not in logged and "wrong" not in logged  # no response, no password
+
+
+def test_without_a_secret_a_listener_beyond_loopback_asks_for_accounts():
+    plugin = targets.make_plugin()
+    plugin.address = "0.0.0.0"
+    with servers.running_server([plugin]) as srv:
+        root = Sql(srv)
+        root.execute("CREATE USER app@localhost IDENTIFIED BY 'app-pw'")
+        root.execute("GRANT SELECT ON test.* TO app@localhost")
+        root.close()
+        with hs.Connection(plugin.port) as c:
+            assert c.request(hs.open_request(0, "user", ["user_name"])) == UNAUTH
+            assert c.request(["A", "1", "x"]) == ["3", "1", "authtype"]
+            assert login(c, "app", "app-pw") == OK
+        assert "authentication: account" in srv.error_log()
