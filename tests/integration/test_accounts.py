@@ -349,3 +349,20 @@ def test_without_a_secret_a_listener_beyond_loopback_asks_for_accounts():
             assert c.request(["A", "1", "x"]) == ["3", "1", "authtype"]
             assert login(c, "app", "app-pw") == OK
         assert "authentication: account" in srv.error_log()
+
+
+def test_flush_privileges_reaches_connections_logged_in(target, sql):
+    sql.execute("CREATE USER flushed@localhost IDENTIFIED BY 'f-pw'")
+    sql.execute("GRANT SELECT ON test.acct TO flushed@localhost")
+    try:
+        with hs.Connection(target.port) as c:
+            assert login(c, "flushed", "f-pw") == OK
+            assert c.request(hs.open_request(0, "acct", ["v"])) == OK
+            # Edited in the grant tables by hand: in force once FLUSH PRIVILEGES reads them.
+            sql.execute("DELETE FROM mysql.tables_priv WHERE User = 'flushed'")
+            time.sleep(1.2)
+            assert c.request(hs.find(0, "=", [1])) == ["0", "1", "one"]
+            sql.execute("FLUSH PRIVILEGES")
+            assert eventually(lambda: c.request(hs.find(0, "=", [1])) == DENIED)
+    finally:
+        sql.execute("DROP USER IF EXISTS flushed@localhost")
