@@ -31,6 +31,8 @@ client::PoolOptions PoolOptionsFor(const CliOptions& o) {
   if (o.port_wr != 0) p.writers.push_back({o.host, o.port_wr, o.secret_wr});
   p.connect.connect_timeout = o.connect_timeout;
   p.connect.io_timeout = o.io_timeout;
+  p.connect.user = o.user;
+  p.connect.password = o.password;
   p.min_backoff = std::chrono::milliseconds(0);  // a person retries by hand
   p.max_idle_per_endpoint = 1;
   return p;
@@ -309,6 +311,8 @@ bool Session::RunRaw(const std::string& line) {
     o.connect_timeout = options_.connect_timeout;
     o.io_timeout = options_.io_timeout;
     o.secret = raw_to_writer_ ? options_.secret_wr : options_.secret;
+    o.user = options_.user;
+    o.password = options_.password;
     Result<client::Connection> c = client::Connection::Connect(
         options_.host, raw_to_writer_ ? options_.port_wr : options_.port, o);
     if (!c.ok()) return Fail(c.error());
