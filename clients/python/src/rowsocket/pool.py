@@ -20,7 +20,7 @@ guards the shared state and is never held across network I/O.
 import contextlib
 import threading
 from types import TracebackType
-from typing import Iterator, Optional, Sequence, Tuple, Type
+from typing import Iterator, Optional, Sequence, Tuple, Type, Union
 
 from ._requests import Requests
 from ._router import EndpointLike, Role, Router
@@ -34,18 +34,23 @@ class Pool(Requests):
     """Connections to `readers` (e.g. port 9998 of each replica) and `writers` (e.g.
     port 9999 of the primary), each an Endpoint or a (host, port[, secret]) tuple.
 
-    `timeout`, `connect_timeout` and `raw` are those of each Connection; at most
+    `timeout`, `connect_timeout` and `raw` are those of each Connection; with `user`,
+    every new connection logs in to that MariaDB account with `password` (which the
+    pool keeps for that; a secret belongs to an endpoint instead). At most
     `max_idle_per_endpoint` idle connections are kept per endpoint. Request methods
     take an Index (ids belong to one connection: use `connection()` for those).
     """
 
     def __init__(self, readers: Sequence[EndpointLike] = (),
                  writers: Sequence[EndpointLike] = (), *, timeout: float = 30.0,
-                 connect_timeout: float = 3.0, raw: bool = False,
+                 connect_timeout: float = 3.0, user: Optional[Union[str, bytes]] = None,
+                 password: Union[str, bytes] = "", raw: bool = False,
                  max_idle_per_endpoint: int = 8, min_backoff: float = 0.1,
                  max_backoff: float = 10.0) -> None:
         self._router: Router[Connection] = Router(readers, writers, max_idle_per_endpoint,
                                                   min_backoff, max_backoff)
+        self._user = user
+        self._password = password  # kept: every new connection logs in
         self._timeout = timeout
         self._connect_timeout = connect_timeout
         self._raw = raw
@@ -100,7 +105,7 @@ class Pool(Requests):
         try:
             conn = Connection(endpoint.host, endpoint.port, timeout=self._timeout,
                               connect_timeout=self._connect_timeout, secret=endpoint.secret,
-                              raw=self._raw)
+                              user=self._user, password=self._password, raw=self._raw)
         except IoError:
             with self._lock:
                 self._router.connect_failed(at)
