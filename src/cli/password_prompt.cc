@@ -1,5 +1,7 @@
 // PromptPassword: echo off on /dev/tty, one line read, the terminal's modes put back
-// (also when reading fails). Called by main(); single-threaded.
+// (also when reading fails). Without a controlling terminal (a process started in a
+// new session) it falls back to stdin when that is a terminal, prompting on stderr,
+// as the mariadb client does. Called by main(); single-threaded.
 #include "password_prompt.h"
 
 #include <fcntl.h>
@@ -13,8 +15,12 @@ namespace rowsocket {
 namespace cli {
 
 bool PromptPassword(const char* prompt, std::string* password) {
-  const int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (tty < 0) return false;
+  int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  const bool own = tty >= 0;
+  if (!own) {
+    if (!::isatty(STDIN_FILENO)) return false;
+    tty = STDIN_FILENO;
+  }
   termios saved{};
   const bool is_terminal = ::tcgetattr(tty, &saved) == 0;
   if (is_terminal) {
@@ -23,7 +29,7 @@ bool PromptPassword(const char* prompt, std::string* password) {
     quiet.c_lflag |= ECHONL;  // the user still sees the line end
     ::tcsetattr(tty, TCSAFLUSH, &quiet);
   }
-  (void)!::write(tty, prompt, std::strlen(prompt));
+  (void)!::write(own ? tty : STDERR_FILENO, prompt, std::strlen(prompt));
 
   // Guide: one byte at a time up to the LF (or ^D: what was typed is the password).
   password->clear();
@@ -38,8 +44,8 @@ bool PromptPassword(const char* prompt, std::string* password) {
   }
   if (!password->empty() && password->back() == '\r') password->pop_back();
 
-  if (is_terminal) ::tcsetattr(tty, TCSAFLUSH, &saved);
-  ::close(tty);
+  if (is_terminal) ::tcsetattr(tty, TCSADRAIN, &saved);  // keeps what was typed after
+  if (own) ::close(tty);
   return ok;
 }
 

@@ -1,6 +1,7 @@
 // PromptPassword: asks for a password on the terminal without echoing it, as the
 // mariadb client does for a bare -p. Reads the controlling terminal (/dev/tty), not
-// stdin, so commands piped to the CLI stay unread. Called by main() before anything
+// stdin, so commands piped to the CLI stay unread (stdin only when it is itself a
+// terminal and there is no controlling one). Called by main() before anything
 // connects; single-threaded.
 #pragma once
 

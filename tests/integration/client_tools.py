@@ -47,13 +47,16 @@ def create_client_tables(sql):
     sql.create_table("client_bin", "k VARBINARY(32) PRIMARY KEY, v BLOB NULL")
 
 
-def run_live_tests(target, gtest_filter, secret="", pid=None):
-    """Runs the C++ live tests against `target`; fails with their output if one fails."""
+def run_live_tests(target, gtest_filter, secret="", pid=None, user="", password=""):
+    """Runs the C++ live tests against `target`; fails with their output if one fails.
+    `user` and `password`: the MariaDB account the Account tests log in to."""
     env = dict(os.environ,
                ROWSOCKET_TEST_HOST="127.0.0.1",
                ROWSOCKET_TEST_PORT=str(target.port),
                ROWSOCKET_TEST_PORT_WR=str(target.port_wr),
-               ROWSOCKET_TEST_SECRET=secret)
+               ROWSOCKET_TEST_SECRET=secret,
+               ROWSOCKET_TEST_USER=user,
+               ROWSOCKET_TEST_PASSWORD=password)
     if pid is not None:
         env["ROWSOCKET_TEST_MARIADBD_PID"] = str(pid)
     result = subprocess.run([program(LIVE_TESTS), f"--gtest_filter={gtest_filter}",
