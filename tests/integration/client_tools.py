@@ -47,6 +47,14 @@ def create_client_tables(sql):
     sql.create_table("client_bin", "k VARBINARY(32) PRIMARY KEY, v BLOB NULL")
 
 
+def listed_live_tests(suite):
+    """The names of the C++ live tests of `suite` ("Live", "Account", ...)."""
+    listed = subprocess.run([program(LIVE_TESTS), "--gtest_list_tests",
+                             f"--gtest_filter={suite}.*"],
+                            stdout=subprocess.PIPE, text=True, check=True).stdout
+    return [line.strip() for line in listed.splitlines() if line.startswith("  ")]
+
+
 def run_live_tests(target, gtest_filter, secret="", pid=None, user="", password=""):
     """Runs the C++ live tests against `target`; fails with their output if one fails.
     `user` and `password`: the MariaDB account the Account tests log in to."""

@@ -65,12 +65,7 @@ def test_library(target, name):
 
 
 def test_every_account_live_test_is_listed():
-    import subprocess
-    listed = subprocess.run([client_tools.program(client_tools.LIVE_TESTS),
-                             "--gtest_list_tests", "--gtest_filter=Account.*"],
-                            stdout=subprocess.PIPE, text=True, check=True).stdout
-    names = [line.strip() for line in listed.splitlines() if line.startswith("  ")]
-    assert sorted(names) == sorted(ACCOUNT_LIVE)
+    assert sorted(client_tools.listed_live_tests("Account")) == sorted(ACCOUNT_LIVE)
 
 
 # -- rowsocket-cli -----------------------------------------------------------------------
