@@ -1,10 +1,11 @@
 // rowsocket-cli: a command-line client for rowsocket and HandlerSocket servers.
 //
 // main() reads the options (mariadb-client style: -h -P -u -p, plus --port-wr and
-// --secret), asks for the password when a bare -p says so, then runs one of three loops over a Session: the -e commands (one-shot,
-// for scripts), lines from a terminal through libedit (interactive), or lines from
-// a pipe (batch). Exit status 0 when every command succeeded, 1 when one failed
-// (the CLI stops there unless --force), 2 for bad options. Single-threaded.
+// --secret), asks for the password when a bare -p says so, then runs one of three
+// loops over a Session: the -e commands (one-shot, for scripts), lines from a
+// terminal through libedit (interactive), or lines from a pipe (batch). Exit status
+// 0 when every command succeeded, 1 when one failed (the CLI stops there unless
+// --force), 2 for bad options. Single-threaded.
 #include <getopt.h>
 #include <unistd.h>
 
