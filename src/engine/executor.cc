@@ -62,7 +62,8 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker"),
       tables_(thread_.thd(), !info.read_only),
       rows_(thread_.thd(), options.tunables),
-      group_(thread_.thd(), !info.read_only, flusher, &info_.wake, stats_) {
+      group_(thread_.thd(), !info.read_only, flusher, &info_.wake, stats_),
+      accounts_(thread_.thd()) {
   if (thread_.ok()) ApplyLockWaitTimeout(NowMs(), false);
 }
 
@@ -206,6 +207,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
       step.status = r.error;
       return step;
     case RequestType::kAuth:
+      if (bindings->account_logins) return LogIn(bindings, r);
       step.answered = true;
       return step;
     case RequestType::kOpenIndex:
@@ -247,6 +249,8 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
   WireStatus s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
   if (s.ok()) s = CheckRequest(item.request, oi);
+  if (s.ok() && bindings->account_logins)
+    s = CheckGrants(bindings, bindings->Find(r.index_id), oi, r);
   if (!s.ok()) {
     step.answered = true;
     step.status = s;
@@ -272,6 +276,67 @@ WireStatus EngineExecutor::RefuseGaleraWrite() {
   return ErrorStatus(WireError::kGalera);
 }
 
+// rowsocket_auth=account: `A 2` answers a nonce; `A 3` and `A 4` log the connection
+// in as an account, or out (every failure is counted and logged, never a password).
+EngineExecutor::Step EngineExecutor::LogIn(EngineIndexBindings* bindings, const Request& r) {
+  Step step;
+  step.answered = true;
+  if (r.auth_type == "2") {
+    step.status = accounts_.Challenge(&bindings->login, r, &step.value);
+    return step;
+  }
+  step.status = accounts_.LogIn(&bindings->login, r, bindings->peer_address, bindings->tls);
+  bindings->SetAccount(bindings->login.AccountName());
+  if (step.status.ok()) {
+    stats_->logins.Add();
+    Log(LogLevel::kDebug, "%s logged in from %s", bindings->login.AccountName().c_str(),
+        bindings->peer_address.c_str());
+    return step;
+  }
+  stats_->logins_failed.Add();
+  static LogLimit failed;
+  const std::string user = std::string(r.auth_key).substr(0, USERNAME_CHAR_LENGTH);
+  LogLimited(&failed, LogLevel::kWarning, "login refused (%.*s) for user '%s' from %s",
+             static_cast<int>(step.status.message().size()), step.status.message().data(),
+             user.c_str(), bindings->peer_address.c_str());
+  return step;
+}
+
+// rowsocket_auth=account: the account's privileges, as the server's grants give
+// them (see accounts.h), at most a second old. Every request on an index needs
+// SELECT on what its `P` named; writes need INSERT, UPDATE or DELETE as well.
+WireStatus EngineExecutor::CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding,
+                                       OpenIndex* oi, const Request& r) {
+  constexpr uint64_t kPrivilegesMaxAgeMs = 1000;
+  AccountLogin* login = &bindings->login;
+  if (!accounts_.Refresh(login, batch_start_ms_, kPrivilegesMaxAgeMs)) {
+    bindings->SetAccount("");  // the account was dropped
+    return ErrorStatus(WireError::kUnauth);
+  }
+  accounts_.Check(login, oi->table(), oi->key_number(), oi->columns(), oi->filter_columns(),
+                  &binding->grants);
+  const IndexGrants& g = binding->grants;
+  bool allowed = g.select;
+  const char* wanted = "SELECT";
+  if (allowed && r.type == RequestType::kInsert) {
+    allowed = r.insert_values.size() <= g.insert_columns;
+    wanted = "INSERT";
+  } else if (allowed && r.type == RequestType::kFind && r.modify == ModifyOp::kDelete) {
+    allowed = g.del;
+    wanted = "DELETE";
+  } else if (allowed && r.type == RequestType::kFind && r.modify != ModifyOp::kNone) {
+    allowed = r.modify_values.size() <= g.update_columns;
+    wanted = "UPDATE";
+  }
+  if (allowed) return WireStatus::OK();
+  stats_->requests_denied.Add();
+  static LogLimit denied;
+  LogLimited(&denied, LogLevel::kWarning, "%s denied to %s from %s on %s.%s",
+             wanted, login->AccountName().c_str(), bindings->peer_address.c_str(),
+             binding->db.c_str(), binding->table.c_str());
+  return ErrorStatus(WireError::kDenied);
+}
+
 // A `P`: binds index id r.index_id of the connection to the index it names.
 WireStatus EngineExecutor::BindIndex(EngineIndexBindings* bindings, const Request& r) {
   if (r.index_id >= options_.tunables->max_open_indexes.load(std::memory_order_relaxed))
@@ -287,7 +352,8 @@ WireStatus EngineExecutor::BindIndex(EngineIndexBindings* bindings, const Reques
   if (!opened.ok()) return opened.error;
   OpenIndex* oi = opened.value;
   tables_.MarkUsed(oi->entry());
-  const WireStatus s = oi->Resolve();
+  WireStatus s = oi->Resolve();
+  if (s.ok() && bindings->account_logins) s = CheckGrants(bindings, binding.get(), oi, r);
   if (!s.ok()) return s;  // the id keeps what it was bound to
   bindings->Bind(r.index_id, std::move(binding), &retired_);
   return WireStatus::OK();
@@ -369,7 +435,11 @@ void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
   ResponseWriter w(item.out);
   const Request& r = *item.request;
   RowResult result;
-  if (step.answered) {
+  if (step.answered && step.status.ok() && !step.value.empty()) {
+    w.BeginRows(1);
+    w.WireValue(step.value);
+    w.EndRows();
+  } else if (step.answered) {
     result.status = step.status;
     w.Result(step.status);
   } else if (thread_.thd()->killed != NOT_KILLED) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/accounts.h"
 #include "engine/engine.h"
 #include "engine/server_headers.h"
 #include "engine/group_transaction.h"
@@ -53,12 +54,16 @@ class EngineExecutor : public Executor {
   struct Step {
     WireStatus status;              // a final answer decided in pass 1 (P, errors)
     bool answered = false;      // status is the answer; nothing to execute
+    std::string value;          // answered with this one value (A 2's nonce)
     OpenIndex* index = nullptr; // target of a find/insert
   };
 
   void Prepare(BatchItem* items, size_t count);
   Step PrepareOne(const BatchItem& item);
   WireStatus BindIndex(EngineIndexBindings* bindings, const Request& r);
+  Step LogIn(EngineIndexBindings* bindings, const Request& r);
+  WireStatus CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding, OpenIndex* oi,
+                         const Request& r);
   Opened<OpenIndex> BoundIndex(EngineIndexBindings* bindings, uint32_t id);
   Opened<OpenIndex> OpenForThisWorker(IndexBinding* binding);
   bool SchemaAllowed(std::string_view db) const;
@@ -92,6 +97,7 @@ class EngineExecutor : public Executor {
   uint64_t last_lock_wait_attempt_ms_ = 0;
   RowRequests rows_;
   GroupTransaction group_;
+  Accounts accounts_;
   bool group_lock_failed_ = false;    // the last group run could not lock its tables
   std::atomic<bool> interrupted_{false};  // Interrupt() was called: the worker stops
   // The lock order of the group being run (see PlanLockOrder).

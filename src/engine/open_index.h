@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/accounts.h"
 #include "engine/server_headers.h"
 #include "engine/table_cache.h"
 #include "protocol/wire_status.h"
@@ -92,6 +93,7 @@ struct IndexBinding {
   std::string columns;
   std::string filter_columns;
   std::vector<std::unique_ptr<OpenIndex>> opened;
+  IndexGrants grants;  // what the connection's account may do through it
 };
 
 // A connection's bindings. Used by one executor at a time (the one serving the
@@ -105,6 +107,8 @@ class EngineIndexBindings : public IndexBindings {
   // `retired`, so that a batch still referring to it can finish first.
   void Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
             std::vector<std::unique_ptr<OpenIndex>>* retired);
+
+  AccountLogin login;  // rowsocket_auth=account
 
  private:
   std::vector<std::unique_ptr<IndexBinding>> bindings_;

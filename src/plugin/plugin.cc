@@ -34,6 +34,8 @@ char* opt_port = nullptr;
 char* opt_port_wr = nullptr;
 char* opt_plain_secret = nullptr;
 char* opt_plain_secret_wr = nullptr;
+ulong opt_auth = 0;
+ulong opt_auth_wr = 0;
 char* opt_allowed_system_schemas = nullptr;
 uint opt_threads = 0;
 uint opt_threads_wr = 0;
@@ -142,6 +144,20 @@ MYSQL_SYSVAR_STR(plain_secret_wr, opt_plain_secret_wr,
                  PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY | PLUGIN_VAR_NOSYSVAR | PLUGIN_VAR_MEMALLOC,
                  "Shared secret for the write listener; empty = no authentication", nullptr,
                  nullptr, "");
+// rowsocket_auth, rowsocket_auth_wr; `auto` is resolved by ResolveAuth.
+const char* auth_names[] = {"auto", "none", "secret", "account", nullptr};
+TYPELIB auth_typelib = {std::size(auth_names) - 1, "", auth_names, nullptr};
+constexpr ulong kAuthAuto = 0;
+MYSQL_SYSVAR_ENUM(auth, opt_auth, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "How clients of the read listener prove who they are: none; secret (A 1 "
+                  "<rowsocket_plain_secret>); account (a MariaDB account logs in, its grants "
+                  "apply); auto = secret when a secret is set, otherwise none on a loopback "
+                  "address and account on any other",
+                  nullptr, nullptr, kAuthAuto, &auth_typelib);
+MYSQL_SYSVAR_ENUM(auth_wr, opt_auth_wr, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "As rowsocket_auth, for the write listener (its secret: "
+                  "rowsocket_plain_secret_wr)",
+                  nullptr, nullptr, kAuthAuto, &auth_typelib);
 MYSQL_SYSVAR_STR(allowed_system_schemas, opt_allowed_system_schemas,
                  PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                  "Comma-separated system schemas (mysql, information_schema, "
@@ -213,7 +229,8 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(address), MYSQL_SYSVAR(port), MYSQL_SYSVAR(port_wr), MYSQL_SYSVAR(threads),
     MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
     MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(accept_balance),
-    MYSQL_SYSVAR(plain_secret), MYSQL_SYSVAR(plain_secret_wr),
+    MYSQL_SYSVAR(plain_secret), MYSQL_SYSVAR(plain_secret_wr), MYSQL_SYSVAR(auth),
+    MYSQL_SYSVAR(auth_wr),
     MYSQL_SYSVAR(allowed_system_schemas), MYSQL_SYSVAR(verbose), MYSQL_SYSVAR(max_line_length),
     MYSQL_SYSVAR(max_open_indexes), MYSQL_SYSVAR(max_connections),
     MYSQL_SYSVAR(idle_table_close), MYSQL_SYSVAR(lock_wait_timeout),
@@ -272,15 +289,40 @@ st_mysql_show_var status_variables[] = {
 
 std::string Str(const char* s) { return s ? s : ""; }
 
+bool IsLoopbackAddress(const std::string& address) {
+  return address == "localhost" || address == "::1" || address.compare(0, 4, "127.") == 0;
+}
+
+// A listener's AuthMode from rowsocket_auth(_wr) and its secret; false (with the
+// reason in *error) when they contradict each other.
+bool ResolveAuth(ulong option, const std::string& secret, const std::string& address,
+                 const char* listener, AuthMode* mode, std::string* error) {
+  switch (option) {
+    case 1: *mode = AuthMode::kNone; break;
+    case 2: *mode = AuthMode::kSecret; break;
+    case 3: *mode = AuthMode::kAccount; break;
+    default:
+      *mode = !secret.empty()               ? AuthMode::kSecret
+              : IsLoopbackAddress(address) ? AuthMode::kNone
+                                           : AuthMode::kAccount;
+  }
+  if (*mode == AuthMode::kSecret && secret.empty()) {
+    *error = std::string("the ") + listener + " listener's authentication is `secret` but no " +
+             "secret is set";
+    return false;
+  }
+  return true;
+}
+
 ServerConfig ConfigFromVariables() {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ServerConfig c;
   c.address = Str(opt_address);
   c.read = {Str(opt_port), opt_threads ? static_cast<int>(opt_threads) : cores, true,
-            Str(opt_plain_secret)};
+            AuthMode::kNone, Str(opt_plain_secret)};
   c.write = {Str(opt_port_wr),
              opt_threads_wr ? static_cast<int>(opt_threads_wr) : std::max(2, cores / 2), false,
-             Str(opt_plain_secret_wr)};
+             AuthMode::kNone, Str(opt_plain_secret_wr)};
   c.backlog = static_cast<int>(opt_backlog);
   c.sndbuf = static_cast<int>(opt_sndbuf);
   c.rcvbuf = static_cast<int>(opt_rcvbuf);
@@ -306,8 +348,19 @@ int PluginInit(void*) {
   engine.allowed_system_schemas = Str(opt_allowed_system_schemas);
   engine.idle_table_close_ms = uint64_t{opt_idle_table_close} * 1000;
   g_factory = NewEngineExecutorFactory(engine);
-  g_server = std::make_unique<Server>(ConfigFromVariables(), &g_tunables, g_factory.get());
+  ServerConfig config = ConfigFromVariables();
   std::string error;
+  if (!ResolveAuth(opt_auth, config.read.secret, config.address, "read", &config.read.auth,
+                   &error) ||
+      !ResolveAuth(opt_auth_wr, config.write.secret, config.address, "write",
+                   &config.write.auth, &error)) {
+    Log(LogLevel::kError, "cannot start: %s", error.c_str());
+    g_factory.reset();
+    return 1;
+  }
+  for (ListenerConfig* lc : {&config.read, &config.write})
+    if (lc->auth != AuthMode::kSecret) lc->secret.clear();
+  g_server = std::make_unique<Server>(config, &g_tunables, g_factory.get());
   if (!g_server->Start(&error)) {
     Log(LogLevel::kError, "cannot start: %s", error.c_str());
     g_server.reset();

@@ -240,14 +240,16 @@ class Parser {
     return ParseError::kNone;
   }
 
-  // A <atyp> <akey>. A missing key reads as empty (it then fails to match the
-  // secret: `unauth`); tokens after the key are ignored, as existing clients expect.
+  // A <atyp> <akey> [<arg>]. A missing key reads as empty (it then fails to match
+  // the secret: `unauth`); the token after the key is the account logins' response
+  // or password; tokens after it are ignored, as existing clients expect.
   ParseError ParseAuth() {
-    Token type, key;
+    Token type, key, arg;
     if (!tokens_.Next(&type)) return ParseError::kAuthArity;
     out_->type = RequestType::kAuth;
     out_->auth_type = DecodeName(type);
     if (tokens_.Next(&key)) out_->auth_key = DecodeName(key);
+    if (tokens_.Next(&arg)) out_->auth_arg = DecodeName(arg);
     return ParseError::kNone;
   }
 
@@ -370,7 +372,7 @@ void Request::Clear() {
   error = WireStatus::OK();
   index_id = 0;
   db = table = index = columns = filter_columns = std::string_view();
-  auth_type = auth_key = std::string_view();
+  auth_type = auth_key = auth_arg = std::string_view();
   op = FindOp::kEq;
   key.clear();
   limit = 1;

@@ -67,8 +67,9 @@ struct Request {
   std::string_view columns;         // comma-separated, as sent
   std::string_view filter_columns;  // comma-separated, may be empty
 
-  // A <type> <key>
-  std::string_view auth_type, auth_key;
+  // A <type> <key> [<arg>]: for account logins (types 2 to 4) the key is the
+  // account's user name and the argument its response or password.
+  std::string_view auth_type, auth_key, auth_arg;
 
   // Find: key values for the first key.size() key parts.
   FindOp op = FindOp::kEq;

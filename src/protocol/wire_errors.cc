@@ -47,12 +47,24 @@ constexpr WireErrorInfo kErrors[] = {
     {kRequest, "answersize", "the answer would exceed rowsocket_max_answer_size"},
     {kRequest, "rowsexamined", "the request would read more than "
                                "rowsocket_max_rows_examined rows"},
-    {kAuth, "unauth", "not authenticated: wrong or missing secret (A 1 <secret>, --secret)"},
-    {kAuth, "authtype", "unknown authentication type (only 1, the plain secret, exists)"},
+    {kAuth, "unauth", "not authenticated: wrong or missing secret (A 1, --secret), or "
+                      "wrong account or password (A 3, A 4, --user)"},
+    {kAuth, "authtype", "authentication type unknown, or not the one this listener uses "
+                        "(rowsocket_auth: 1 = secret, 2 to 4 = account)"},
+    {kAuth, "nonce", "A 3 without an A 2 for the same user just before it"},
+    {kAuth, "locked", "the account is locked (ALTER USER ... ACCOUNT LOCK)"},
+    {kAuth, "expired", "the account's password has expired; change it with SQL"},
+    {kAuth, "authplugin", "the account authenticates with a plugin rowsocket cannot check "
+                          "(only mysql_native_password accounts can log in)"},
+    {kAuth, "tlsrequired", "this needs a TLS connection (a password in clear, or "
+                           "rowsocket_require_secure_transport)"},
+    {kAuth, "maxconn", "the account has as many connections as MAX_USER_CONNECTIONS "
+                       "(or max_user_connections) allows"},
+    {kAuth, "denied", "the account lacks the privilege this request needs (GRANT)"},
 };
 
 static_assert(sizeof(kErrors) / sizeof(kErrors[0]) ==
-                  static_cast<size_t>(WireError::kAuthType) + 1,
+                  static_cast<size_t>(WireError::kDenied) + 1,
               "one entry per WireError, in order");
 
 // Words only the original plugin sends.

@@ -44,6 +44,13 @@ enum class WireError : uint8_t {
   // Code 3: authentication.
   kUnauth,       // unauth
   kAuthType,     // authtype
+  kNonce,        // nonce
+  kLocked,       // locked
+  kExpired,      // expired
+  kAuthPlugin,   // authplugin
+  kTlsRequired,  // tlsrequired
+  kMaxConn,      // maxconn
+  kDenied,       // denied
 };
 
 struct WireErrorInfo {

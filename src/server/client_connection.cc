@@ -99,7 +99,14 @@ size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfin
     }
     if (len > 0 && begin[len - 1] == '\r') --len;
     if (requests_.size() <= count) requests_.emplace_back();
-    ParseOne(begin, len, &requests_[count++]);
+    Request* r = &requests_[count++];
+    ParseOne(begin, len, r);
+    if (r->type == RequestType::kAuth && bindings_->account_logins && r->auth_type != "2") {
+      // Whether the requests after an account login (A 3, A 4) may run depends on
+      // how the executor answers it: they are parsed next turn.
+      read_more_ = true;
+      break;
+    }
   }
   parsed_ = count;
   answered_ = 0;
@@ -124,7 +131,10 @@ void ClientConnection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->id = id_;
   info->listener = listener_->name();
   info->peer = peer_;
-  info->authenticated = authenticated_.load(std::memory_order_relaxed);
+  info->authenticated = listener_->auth() == AuthMode::kAccount
+                            ? bindings_->logged_in()
+                            : authenticated_.load(std::memory_order_relaxed);
+  info->account = bindings_->account();
   info->open_indexes = static_cast<uint32_t>(bindings_->open_indexes.Get());
   info->requests = requests_total_.Get();
   info->bytes_received = bytes_received_.Get();
@@ -145,6 +155,7 @@ void ClientConnection::AnswerLineTooLong(size_t slot) {
 
 void ClientConnection::ParseOne(char* line, size_t size, Request* r) {
   ParseRequest(line, size, r);
+  if (listener_->auth() == AuthMode::kAccount) return ParseForAccount(r);
   const std::string& secret = listener_->secret();
   if (r->type == RequestType::kInvalid) {
     // A malformed line that asks for a change: the read listener refuses the
@@ -171,6 +182,23 @@ void ClientConnection::ParseOne(char* line, size_t size, Request* r) {
     return;
   }
   if (listener_->read_only() && r->IsWrite()) MakeError(r, ErrorStatus(WireError::kReadOnly));
+}
+
+// On a listener with account logins, `A` types 2 to 4 go to the executor, which
+// checks the account; every other request needs a connection logged in.
+void ClientConnection::ParseForAccount(Request* r) {
+  if (r->type == RequestType::kAuth) {
+    const std::string_view type = r->auth_type;
+    if (type != "2" && type != "3" && type != "4") MakeError(r, ErrorStatus(WireError::kAuthType));
+    bindings_->tls = tls();
+    return;
+  }
+  if (!bindings_->logged_in()) {
+    MakeError(r, ErrorStatus(WireError::kUnauth));
+    return;
+  }
+  if (listener_->read_only() && (r->IsWrite() || (r->type == RequestType::kInvalid && r->asks_to_write)))
+    MakeError(r, ErrorStatus(WireError::kReadOnly));
 }
 
 void ClientConnection::Trim() {

@@ -87,6 +87,8 @@ class ClientConnection {
   }
 
   int fd() const { return fd_; }
+  // The connection speaks TLS.
+  bool tls() const { return false; }
   IndexBindings* bindings() const { return bindings_.get(); }
 
   // Reads once from the socket (through the worker's `scratch` buffer of `size`
@@ -185,6 +187,7 @@ class ClientConnection {
 
   // Turns one line into a request, applying per-connection rules.
   void ParseOne(char* line, size_t size, Request* request);
+  void ParseForAccount(Request* request);
   void AnswerLineTooLong(size_t slot);
   size_t SendableEnd() const { return holds_.empty() ? out_.size() : holds_.front().begin; }
 

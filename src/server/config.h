@@ -26,11 +26,19 @@ struct ServerTunables {
   std::atomic<uint32_t> max_input_memory{64 << 20};
 };
 
+// How a listener's clients prove who they are (rowsocket_auth, rowsocket_auth_wr).
+enum class AuthMode : uint8_t {
+  kNone,     // nobody is asked
+  kSecret,   // `A 1 <secret>`: the original plugin's shared secret
+  kAccount,  // a MariaDB account logs in (A 2 and A 3, or A 4 over TLS); its grants apply
+};
+
 struct ListenerConfig {
   std::string port;        // empty: this listener is disabled
   int threads = 1;
   bool read_only = true;
-  std::string secret;      // empty: no authentication required
+  AuthMode auth = AuthMode::kNone;
+  std::string secret;      // for AuthMode::kSecret
 };
 
 struct ServerConfig {

@@ -13,7 +13,8 @@ struct ConnectionInfo {
   std::string listener;         // "read" or "write"
   std::string peer;             // client address:port
   int worker = 0;               // worker index (as in SHOW PROCESSLIST order)
-  bool authenticated = false;   // a secret was given and matched
+  bool authenticated = false;   // a secret was given and matched, or an account logged in
+  std::string account;          // the account logged in (user@host), if any
   uint32_t open_indexes = 0;
   uint64_t requests = 0;
   uint64_t bytes_received = 0;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "protocol/request.h"
@@ -21,14 +22,40 @@
 
 namespace rowsocket {
 
-// The index ids a connection's `P` requests bound, as the executor keeps them.
-// Opaque to the server.
+// What the executor keeps of a connection: the index ids its `P` requests bound
+// (opaque to the server) and, on a listener with account logins, who logged in.
 class IndexBindings {
  public:
   virtual ~IndexBindings() = default;
   // Index ids bound on this connection; written by the worker, read by
   // information_schema.ROWSOCKET_CONNECTIONS from any thread.
   Counter open_indexes;
+
+  // Set by the server before the connection's first request: its peer's IP address
+  // (accounts are matched against it), whether its listener wants account logins
+  // (`A` types 2 to 4 reach the executor), and whether it speaks TLS (kept current
+  // by the server).
+  std::string peer_address;
+  bool account_logins = false;
+  bool tls = false;
+
+  // Account logins: the executor marks the connection logged in (or out again);
+  // `account` names the account as `user@host` while it is logged in (any thread).
+  bool logged_in() const { return logged_in_.load(std::memory_order_acquire); }
+  void SetAccount(std::string account) {
+    std::lock_guard<std::mutex> lock(account_mutex_);
+    account_ = std::move(account);
+    logged_in_.store(!account_.empty(), std::memory_order_release);
+  }
+  std::string account() const {
+    std::lock_guard<std::mutex> lock(account_mutex_);
+    return account_;
+  }
+
+ private:
+  std::atomic<bool> logged_in_{false};
+  mutable std::mutex account_mutex_;
+  std::string account_;
 };
 
 // One request of a batch, and where its answer goes.
@@ -65,8 +92,9 @@ class Executor {
   // Executes items[0..count) and appends exactly one answer per item to its
   // `out`, in item order, except for deferred items (see BatchItem::out_limit), which
   // get none. A connection's items are consecutive. Requests of type kInvalid are
-  // answered with their error and kAuth with success (the server has checked the
-  // secret already).
+  // answered with their error; kAuth logs an account in where the connection's
+  // listener wants account logins, and is answered with success otherwise (the
+  // server has checked the secret already).
   // Returns 0 when the answers may leave at once, or a ticket: the batch's writes
   // are committed but not yet durable, and its answers (and any appended after
   // them) must wait until Durable() reaches the ticket; `wake` is called then.

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "server/config.h"
 #include "server/connection_table.h"
 
 namespace rowsocket {
@@ -31,7 +32,7 @@ class Listener {
   static void* const kDurableTag;
 
   // `workers`: how many workers will serve it.
-  Listener(const char* name, bool read_only, std::string secret, size_t workers);
+  Listener(const char* name, bool read_only, AuthMode auth, std::string secret, size_t workers);
   ~Listener();  // closes the connections left, then the sockets
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
@@ -46,6 +47,7 @@ class Listener {
   int epoll_fd() const { return epoll_fd_; }
   const char* name() const { return name_; }
   bool read_only() const { return read_only_; }
+  AuthMode auth() const { return auth_; }
   const std::string& secret() const { return secret_; }
   size_t workers() const { return workers_; }
   // The listener's connections (valid once Open succeeded).
@@ -77,6 +79,7 @@ class Listener {
  private:
   const char* name_;
   bool read_only_;
+  AuthMode auth_;
   std::string secret_;
   const size_t workers_;
   int fd_ = -1;

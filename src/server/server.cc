@@ -25,7 +25,7 @@ bool Server::Start(std::string* error) {
 
 bool Server::StartListener(const ListenerConfig& lc, const char* name, std::string* error) {
   if (lc.port.empty()) return true;  // disabled
-  auto listener = std::make_unique<Listener>(name, lc.read_only, lc.secret,
+  auto listener = std::make_unique<Listener>(name, lc.read_only, lc.auth, lc.secret,
                                              static_cast<size_t>(lc.threads));
   if (!listener->Open(config_.address, lc.port, config_.backlog, error)) return false;
   Listener* l = listener.get();
@@ -39,9 +39,11 @@ bool Server::StartListener(const ListenerConfig& lc, const char* name, std::stri
   for (size_t i = first; i < workers_.size(); ++i) {
     if (!workers_[i]->Start(error)) return false;
   }
-  Log(LogLevel::kInfo, "%s listener on %s:%s with %d worker%s, at most %u connections", name,
+  static const char* const kAuthNames[] = {"none", "secret", "account"};
+  Log(LogLevel::kInfo,
+      "%s listener on %s:%s with %d worker%s, at most %u connections, authentication: %s", name,
       config_.address.c_str(), lc.port.c_str(), lc.threads, lc.threads == 1 ? "" : "s",
-      tunables_->max_connections.load());
+      tunables_->max_connections.load(), kAuthNames[static_cast<int>(lc.auth)]);
   return true;
 }
 

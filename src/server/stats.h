@@ -51,6 +51,9 @@ namespace rowsocket {
     "writes answered `1 1 galera`: the server is a Galera node (wsrep_on=ON)")     \
   X(galera_reads_refused,                                                          \
     "finds answered `1 1 1047`: the Galera node is not ready for clients")          \
+  X(logins, "account logins that succeeded (rowsocket_auth=account)")              \
+  X(logins_failed, "account logins refused: unknown account, wrong password, locked, ...") \
+  X(requests_denied, "requests answered `3 1 denied`: the account lacks a privilege") \
   X(log_flush_wait_microseconds,                                                   \
     "summed over requests: how long answers of committed writes waited for the log flush")
 

@@ -45,22 +45,31 @@ int TurnShare(const Listener& listener) {
 
 std::atomic<uint64_t> g_next_connection_id{1};
 
-std::string PeerName(const sockaddr_storage& addr) {
+// The peer's IP address, as SQL's accounts match it (an IPv4 client of an IPv6
+// socket as plain IPv4).
+std::string PeerAddress(const sockaddr_storage& addr) {
   char host[INET6_ADDRSTRLEN] = "?";
-  uint16_t port = 0;
   if (addr.ss_family == AF_INET) {
-    auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
-    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-    port = ntohs(in->sin_port);
-    return std::string(host) + ":" + std::to_string(port);
-  }
-  if (addr.ss_family == AF_INET6) {
-    auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
-    inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
-    port = ntohs(in6->sin6_port);
-    return "[" + std::string(host) + "]:" + std::to_string(port);
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&addr)->sin_addr, host, sizeof host);
+  } else if (addr.ss_family == AF_INET6) {
+    const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&a))
+      inet_ntop(AF_INET, &a.s6_addr[12], host, sizeof host);
+    else
+      inet_ntop(AF_INET6, &a, host, sizeof host);
   }
   return host;
+}
+
+// "address:port", "[v6 address]:port".
+std::string PeerName(const sockaddr_storage& addr, const std::string& address) {
+  uint16_t port = 0;
+  if (addr.ss_family == AF_INET) port = ntohs(reinterpret_cast<const sockaddr_in*>(&addr)->sin_port);
+  if (addr.ss_family == AF_INET6) {
+    port = ntohs(reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port);
+    if (address.find(':') != std::string::npos) return "[" + address + "]:" + std::to_string(port);
+  }
+  return address + ":" + std::to_string(port);
 }
 
 }  // namespace
@@ -341,20 +350,24 @@ void Worker::Accept(Executor* executor) {
       ::close(fd);
       continue;
     }
-    AddConnection(fd, PeerName(peer), executor);
+    AddConnection(fd, peer, executor);
   }
   listener_->ArmAccept();
 }
 
 // Lists an admitted connection and arms it.
-void Worker::AddConnection(int fd, std::string peer, Executor* executor) {
+void Worker::AddConnection(int fd, const sockaddr_storage& peer, Executor* executor) {
   int on = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
   if (config_.sndbuf > 0) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &config_.sndbuf, sizeof(int));
   if (config_.rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &config_.rcvbuf, sizeof(int));
+  std::unique_ptr<IndexBindings> bindings = executor->NewIndexBindings();
+  bindings->peer_address = PeerAddress(peer);
+  bindings->account_logins = listener_->auth() == AuthMode::kAccount;
+  std::string name = PeerName(peer, bindings->peer_address);
   auto owned =
-      std::make_unique<ClientConnection>(fd, g_next_connection_id.fetch_add(1), std::move(peer),
-                                         listener_, executor->NewIndexBindings(), &stats_, NowMs());
+      std::make_unique<ClientConnection>(fd, g_next_connection_id.fetch_add(1), std::move(name),
+                                         listener_, std::move(bindings), &stats_, NowMs());
   owned->ServedBy(&stats_, info_.index);
   stats_.connections_total.Add();
   ClientConnection* c = connections_->Add(std::move(owned));

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <sys/socket.h>
 #include <thread>
 #include <vector>
 
@@ -57,7 +58,7 @@ class Worker {
   void Loop(Executor* executor);
   void DrainHeld(Executor* executor);
   void Accept(Executor* executor);
-  void AddConnection(int fd, std::string peer, Executor* executor);
+  void AddConnection(int fd, const sockaddr_storage& peer, Executor* executor);
   void Own(ClientConnection* c);
   void ServeTurn(Executor* executor, ClientConnection** ready, size_t count);
   void TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_unsent, uint64_t now_ms);

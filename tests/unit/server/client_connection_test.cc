@@ -16,13 +16,19 @@ namespace {
 
 class ClientConnectionTest : public ::testing::Test {
  protected:
-  void Open(bool read_only, std::string secret = "") {
-    listener_ = std::make_unique<Listener>(read_only ? "read" : "write", read_only, secret, 1);
+  void Open(bool read_only, std::string secret = "", bool accounts = false) {
+    const AuthMode auth = accounts          ? AuthMode::kAccount
+                          : secret.empty() ? AuthMode::kNone
+                                           : AuthMode::kSecret;
+    listener_ = std::make_unique<Listener>(read_only ? "read" : "write", read_only, auth, secret, 1);
     int fds[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
     client_ = fds[0];
+    auto bindings = std::make_unique<IndexBindings>();
+    bindings->account_logins = accounts;
+    bindings_ = bindings.get();
     conn_ = std::make_unique<ClientConnection>(fds[1], 1, "test", listener_.get(),
-                                         std::make_unique<IndexBindings>(), &stats_, 0);
+                                         std::move(bindings), &stats_, 0);
   }
   void TearDown() override {
     if (conn_) ::close(conn_->fd());
@@ -47,6 +53,7 @@ class ClientConnectionTest : public ::testing::Test {
   }
 
   WorkerStats stats_;
+  IndexBindings* bindings_ = nullptr;
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<ClientConnection> conn_;
   int client_ = -1;
@@ -126,6 +133,26 @@ TEST_F(ClientConnectionTest, requests_before_a_matching_secret_are_unauthorized)
   EXPECT_EQ(conn_->request(2)->error, WireStatus::Unauthorized("authtype"));
   EXPECT_EQ(conn_->request(3)->type, RequestType::kAuth);
   EXPECT_EQ(conn_->request(4)->type, RequestType::kFind);
+}
+
+TEST_F(ClientConnectionTest, account_logins_go_to_the_executor_and_end_the_parse) {
+  Open(true, "", true);
+  ASSERT_EQ(Feed("0\t=\t1\t1\nA\t1\ts\nA\t2\tapp\nA\t3\tapp\tff\n0\t=\t1\t1\n"), 4u);
+  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("authtype"));
+  EXPECT_EQ(conn_->request(2)->type, RequestType::kAuth);
+  EXPECT_EQ(conn_->request(2)->auth_key, "app");
+  EXPECT_EQ(conn_->request(3)->type, RequestType::kAuth);
+  EXPECT_EQ(conn_->request(3)->auth_arg, "ff");
+  // The find after the login waits until the executor has answered the login; the
+  // connection wants another turn for it.
+  EXPECT_TRUE(conn_->read_more());
+  bindings_->SetAccount("app@localhost");
+  ASSERT_EQ(conn_->ParseLines(1024, 1024), 1u);
+  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
+  // A write on the read listener is still refused after a login.
+  ASSERT_EQ(Feed("0\t+\t1\tv\n"), 1u);
+  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
 }
 
 TEST_F(ClientConnectionTest, writes_on_the_read_listener_answer_readonly) {

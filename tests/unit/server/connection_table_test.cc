@@ -60,7 +60,7 @@ class ConnectionTableTest : public ::testing::Test {
 
   int epoll_fd_ = -1;
   std::deque<bool> flags_;
-  Listener listener_{"write", false, "", 1};
+  Listener listener_{"write", false, AuthMode::kNone, "", 1};
   WorkerStats stats_;
   std::unique_ptr<ConnectionTable> table_;
   std::vector<int> clients_;

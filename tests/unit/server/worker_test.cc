@@ -132,7 +132,7 @@ class WorkerTest : public ::testing::Test {
 
   ServerConfig config_;
   ServerTunables tunables_;
-  Listener listener_{"write", false, "", 1};
+  Listener listener_{"write", false, AuthMode::kNone, "", 1};
   std::unique_ptr<StandInFactory> factory_;
   std::unique_ptr<Worker> worker_;
   uint16_t port_ = 0;
