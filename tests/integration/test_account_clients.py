@@ -49,6 +49,8 @@ def account(sql):
     # The harness's clients come from 127.0.0.1, which the server sees as localhost.
     sql.execute(f"CREATE USER '{USER}'@'localhost' IDENTIFIED BY '{PASSWORD}'")
     sql.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON test.* TO '{USER}'@'localhost'")
+    sql.execute("CREATE USER 'nopw'@'localhost'")
+    sql.execute("GRANT SELECT ON test.user TO 'nopw'@'localhost'")
     client_tools.create_client_tables(sql)
 
 
@@ -92,6 +94,12 @@ def test_cli_reads_columns_over_sql_as_the_same_account(target, server):
                               "find test.user = 101", sql_socket=server.socket_path)
     assert (result.returncode, result.stderr) == (0, ""), result.stderr
     assert result.stdout.startswith("101\tYukari Takeba\t")
+
+
+def test_cli_logs_in_without_p_to_an_account_without_password(target):
+    result = client_tools.cli(target, "-u", "nopw", "-e",
+                              "open test.user PRIMARY user_name; find test.user = 101")
+    assert (result.returncode, result.stdout) == (0, "Yukari Takeba\n"), result.stderr
 
 
 def test_cli_with_a_wrong_password_explains_unauth(target):
@@ -150,3 +158,9 @@ def test_python_login_by_hand_and_a_wrong_password(target):
     with pytest.raises(rowsocket.ServerError) as caught:
         rowsocket.Connection(HOST, target.port, user=USER, password="wrong")
     assert (caught.value.code, caught.value.word) == (3, "unauth")
+    assert "wrong account or password" in caught.value.explanation
+
+
+def test_python_logs_in_to_an_account_without_password(target):
+    with rowsocket.Connection(HOST, target.port, user="nopw") as conn:
+        assert conn.find(USERS, "=", 101) == [ROW]

@@ -284,7 +284,8 @@ TEST(Auth, secret_opens_the_door_and_a_wrong_one_does_not) {
   ASSERT_TRUE(anonymous.ok());
   Result<Rows> r = anonymous->Find(kUsers, Query("=", {101}));
   EXPECT_EQ(r.error().ToString(), "3 1 unauth (not authenticated: wrong or missing secret "
-                                  "(A 1 <secret>, --secret))");
+                                  "(A 1, --secret), or wrong account or password (A 3, A 4, "
+                                  "--user))");
   EXPECT_TRUE(anonymous->Auth(server.secret).ok());
   EXPECT_TRUE(anonymous->Find(kUsers, Query("=", {101})).ok());
 }
