@@ -35,7 +35,7 @@ DISTURBED_OTHER_CPU_PCT = 10.0
 
 class Case:
     def __init__(self, name, title, workload="get", conns=64, depth=1, keys=1,
-                 dist="uniform", issue=True, batch=1):
+                 dist="uniform", issue=True, batch=1, tls=False):
         self.name = name
         self.title = title
         self.workload = workload
@@ -45,9 +45,12 @@ class Case:
         self.dist = dist
         self.issue = issue  # one of the cases issue 4 asks for (the chart shows these)
         self.batch = batch  # requests per round trip (rowsocket-bench --batch)
+        self.tls = tls      # over TLS (rowsocket-bench --ssl): rowsocket only
 
     def applies_to(self, target):
         """Why `target` cannot run this case, or None when it can."""
+        if self.tls and target != "rowsocket":
+            return "TLS on the HandlerSocket ports is rowsocket's (the plain case compares)"
         sql = target in ("sql", "sql-prepared")
         if sql and self.depth > 1:
             return "SQL keeps one statement in flight per connection (no pipelining)"
@@ -69,6 +72,9 @@ CASES = [
     Case("mix-64x1", "90% PK get / 10% update, 64 conns", workload="mix", issue=False),
     Case("insert-64x1", "insert (fresh keys), 64 conns", workload="insert", issue=False),
     Case("delete-64x1", "delete by PK, 64 conns", workload="delete", issue=False),
+    Case("pk-64x1-tls", "PK get, 64 conns, depth 1, over TLS", tls=True, issue=False),
+    Case("pk-64x16pipe-tls", "PK get, 64 conns, 16 pipelined, over TLS", depth=16, tls=True,
+         issue=False),
 ]
 
 
@@ -116,6 +122,8 @@ class Matrix:
                "--json", json_path, "--no-progress"]
         if case.batch > 1:
             cmd += ["--batch", str(case.batch)]
+        if case.tls:
+            cmd += ["--ssl"]
         if key_base is not None:
             cmd += ["--key-base", str(key_base)]
         if key_count is not None:

@@ -13,6 +13,9 @@ Data model: test.user (the published table: user_id INT UNSIGNED PRIMARY KEY,
 user_name, user_email, created) with rows 1..N; test.user_si, the same rows with a
 non-unique index on user_name (four rows per name); memcached keys "u<id>" (the row's
 values joined by TAB) and "n<group>" (the rows of one name joined by LF).
+
+rowsocket gets a throwaway self-signed certificate (made with `openssl`), so that the
+TLS cases (rowsocket-bench --ssl) run on the same ports as the plain ones.
 """
 
 import os
@@ -21,6 +24,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -150,13 +154,27 @@ class Memcached:
                 raise RuntimeError(f"memcached load failed: {reply[:200]!r}")
 
 
+def self_signed_certificate():
+    """A temp dir holding cert.pem and key.pem for 127.0.0.1, or None without openssl."""
+    if shutil.which("openssl") is None:
+        return None
+    d = tempfile.mkdtemp(prefix="rs-bench-tls-")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-keyout", "key.pem", "-out", "cert.pem"],
+                   cwd=d, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return d
+
+
 class Stack:
     """mariadbd with rowsocket and the original plugin, plus memcached."""
 
     def __init__(self, plugin_path, buffer_pool_mb, memcached_mb=1024, server_options=(),
                  with_memcached=True):
         os.environ["ROWSOCKET_PLUGIN"] = plugin_path
-        self.rowsocket = rowsocket_plugin()
+        self.tls_dir = self_signed_certificate()
+        tls = ({"ssl_cert": os.path.join(self.tls_dir, "cert.pem"),
+                "ssl_key": os.path.join(self.tls_dir, "key.pem")} if self.tls_dir else {})
+        self.rowsocket = rowsocket_plugin(tls)
         self.original = original_plugin()
         self.mariadb = MariaDB(
             [self.rowsocket, self.original],
@@ -177,6 +195,8 @@ class Stack:
                 self.memcached.stop()
         finally:
             self.mariadb.stop(check=False)
+            if self.tls_dir:
+                shutil.rmtree(self.tls_dir, ignore_errors=True)
 
     @property
     def mariadb_pid(self):

@@ -51,8 +51,37 @@ int ConnectTcp(const std::string& host, int port, std::string* error) {
   return fd;
 }
 
-std::string ExchangeLines(int fd, const std::string& request, int lines, int timeout_ms,
-                          std::string* reply) {
+namespace {
+
+ssize_t TlsResult(rowsocket::TlsIo io, size_t n) {
+  switch (io) {
+    case rowsocket::TlsIo::kDone: return ssize_t(n);
+    case rowsocket::TlsIo::kClosed: return 0;
+    case rowsocket::TlsIo::kWantRead:
+    case rowsocket::TlsIo::kWantWrite: errno = EAGAIN; return -1;
+    default: errno = EPROTO; return -1;
+  }
+}
+
+}  // namespace
+
+ssize_t ReadSome(const Link& link, char* data, size_t size) {
+  if (link.tls == nullptr) return read(link.fd, data, size);
+  size_t n = 0;
+  const rowsocket::TlsIo io = link.tls->Read(data, size, &n);
+  return TlsResult(io, n);
+}
+
+ssize_t WriteSome(const Link& link, const char* data, size_t size) {
+  if (link.tls == nullptr) return write(link.fd, data, size);
+  size_t n = 0;
+  const rowsocket::TlsIo io = link.tls->Write(data, size, &n);
+  return TlsResult(io, n);
+}
+
+std::string ExchangeLines(const Link& link, const std::string& request, int lines,
+                          int timeout_ms, std::string* reply) {
+  const int fd = link.fd;
   const int64_t deadline = NowNs() + int64_t(timeout_ms) * 1'000'000;
   size_t sent = 0;
   int seen = 0;
@@ -61,15 +90,16 @@ std::string ExchangeLines(int fd, const std::string& request, int lines, int tim
     const int64_t left_ms = (deadline - NowNs()) / 1'000'000;
     if (left_ms <= 0) return "no answer to the set-up requests within the timeout";
     pollfd p{fd, short(sent < request.size() ? POLLOUT : POLLIN), 0};
-    if (poll(&p, 1, int(left_ms)) < 0 && errno != EINTR) return std::strerror(errno);
+    const bool pending = link.tls != nullptr && link.tls->HasPending();
+    if (!pending && poll(&p, 1, int(left_ms)) < 0 && errno != EINTR) return std::strerror(errno);
     if (sent < request.size()) {
-      ssize_t n = write(fd, request.data() + sent, request.size() - sent);
+      ssize_t n = WriteSome(link, request.data() + sent, request.size() - sent);
       if (n < 0 && errno != EAGAIN && errno != EINTR) return std::strerror(errno);
       if (n > 0) sent += size_t(n);
       continue;
     }
     char buf[4096];
-    ssize_t n = read(fd, buf, sizeof buf);
+    ssize_t n = ReadSome(link, buf, sizeof buf);
     if (n == 0) return "the server closed the connection during set-up";
     if (n < 0) {
       if (errno == EAGAIN || errno == EINTR) continue;

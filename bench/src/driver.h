@@ -27,6 +27,7 @@
 #include "options.h"
 #include "util/clock.h"
 #include "util/counter.h"
+#include "util/tls.h"
 #include "workload.h"
 
 namespace bench {
@@ -54,6 +55,16 @@ struct Stats {
 
 class Worker;
 
+// A stream connection's socket, and its TLS session when it speaks TLS (--ssl).
+struct Link {
+  int fd = -1;
+  rowsocket::TlsStream* tls = nullptr;
+};
+// One read or write on `link`: bytes moved (> 0), 0 at the peer's end, or -1 with
+// errno set (EAGAIN: the socket, or the TLS session, must become ready first).
+ssize_t ReadSome(const Link& link, char* data, size_t size);
+ssize_t WriteSome(const Link& link, const char* data, size_t size);
+
 class Connection {
  public:
   explicit Connection(Worker* worker) : worker_(worker) {}
@@ -80,7 +91,7 @@ class StreamProtocol {
   enum class Parse { kIncomplete, kOk, kFailed, kBroken };
   virtual ~StreamProtocol() = default;
   // Blocking set-up on a fresh connection (HS: open indexes). Returns "" or error.
-  virtual std::string Handshake(int fd) = 0;
+  virtual std::string Handshake(const Link& link) = 0;
   // Appends the request for `op` to `out`.
   virtual void Append(const Op& op, std::string* out) = 0;
   // Reads the reply to `op` from the front of data[0..size) (which it may modify).
@@ -135,10 +146,10 @@ class Worker {
 // rowsocket's steady clock in nanoseconds, signed for deadline arithmetic.
 inline int64_t NowNs() { return static_cast<int64_t>(rowsocket::NowNs()); }
 
-// Sends `request` on blocking-or-not socket `fd` and reads until `lines` LFs have
+// Sends `request` on blocking-or-not `link` and reads until `lines` LFs have
 // arrived (or `timeout_ms`); the lines read go to `*reply`. Returns "" or an error.
-std::string ExchangeLines(int fd, const std::string& request, int lines, int timeout_ms,
-                          std::string* reply);
+std::string ExchangeLines(const Link& link, const std::string& request, int lines,
+                          int timeout_ms, std::string* reply);
 
 // A TCP connection to host:port with TCP_NODELAY, non-blocking. Returns fd or -1
 // with `*error` set.

@@ -31,7 +31,7 @@ class HandlerSocketProtocol : public StreamProtocol {
  public:
   explicit HandlerSocketProtocol(const Options& o) : o_(o) {}
 
-  std::string Handshake(int fd) override {
+  std::string Handshake(const Link& link) override {
     std::string req;
     int lines = 0;
     auto open = [&](int id, const std::string& table, const std::string& index,
@@ -51,7 +51,7 @@ class HandlerSocketProtocol : public StreamProtocol {
     open(kPrimaryEmail, o_.table, "PRIMARY", "user_email");
     if (o_.workload == Workload::kIndexGet) open(kByName, o_.index_table, o_.index_name, kColumnList);
     std::string reply;
-    std::string error = ExchangeLines(fd, req, lines, 10000, &reply);
+    std::string error = ExchangeLines(link, req, lines, 10000, &reply);
     if (!error.empty()) return error;
     for (size_t at = 0; at < reply.size();) {
       size_t end = rowsocket::FindLineEnd(reply.data() + at, reply.size() - at);

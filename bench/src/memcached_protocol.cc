@@ -31,7 +31,7 @@ class MemcachedProtocol : public StreamProtocol {
  public:
   explicit MemcachedProtocol(const Options& o) : o_(o) {}
 
-  std::string Handshake(int) override { return ""; }
+  std::string Handshake(const Link&) override { return ""; }
 
   void Append(const Op& op, std::string* out) override {
     switch (op.kind) {

@@ -51,6 +51,7 @@ std::string Check(const Options& o) {
   if (o.workload == Workload::kRange && o.rows < o.limit) return "--rows must be >= --limit";
   if (o.keys > o.rows) return "--keys must be <= --rows";
   if (o.threads > o.conns) return "--threads must be <= --conns";
+  if (o.ssl && o.target != TargetKind::kHandlerSocket) return "--ssl applies to --target hs only";
   return "";
 }
 
@@ -78,6 +79,7 @@ const char* UsageText() {
       "  --server-pid PID         process whose CPU per request is reported\n"
       "  --db --table --index-table --index-name   names (test, user, user_si, user_name)\n"
       "  --user U --password P    SQL login (default root, empty)\n"
+      "  --ssl                    HS over TLS (rowsocket; the certificate is not checked)\n"
       "  --seed N --label TEXT --json FILE --no-progress\n"
       "Prints one line 'RESULT key=value ...' per run; --json writes the same as JSON.\n";
 }
@@ -113,6 +115,7 @@ std::string ParseOptions(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     std::string_view name = argv[i];
     if (name == "--no-progress") { o->progress = false; continue; }
+    if (name == "--ssl") { o->ssl = true; continue; }
     if (name == "--help" || name == "-h") return "help";
     if (i + 1 >= argc) return "missing value after " + std::string(name);
     std::string_view v = argv[++i];

@@ -73,6 +73,7 @@ struct Options {
   std::string label;          // free text copied into the result
   std::string json_path;      // where to write the JSON result ("" = nowhere)
   bool progress = true;       // live line on stdout when it is a terminal
+  bool ssl = false;           // HS over TLS (the server's certificate is not checked)
 };
 
 // Fills `*out` from argv. Returns "" on success, else a message for the user.

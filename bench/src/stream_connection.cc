@@ -4,7 +4,11 @@
 // answers (through the StreamProtocol), queues as many new requests as replies
 // arrived, and writes them with one write(). With --batch B it works in round trips
 // instead: B requests in one write, and the next B only once all B are answered.
+// With --ssl every byte passes a TLS session (the handshake made in Open); a read
+// then goes on until the session has nothing more, since the epoll set sees only
+// the socket.
 // Owned and run by one Worker thread.
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +30,7 @@ class StreamConnection : public Connection {
         ring_(size_t(std::max(worker->options().depth, worker->options().batch))),
         round_trips_(worker->options().batch > 1) {}
   ~StreamConnection() override {
+    tls_.reset();
     if (fd_ >= 0) close(fd_);
   }
 
@@ -33,7 +38,12 @@ class StreamConnection : public Connection {
     std::string error;
     fd_ = ConnectTcp(worker_->options().host, worker_->options().port, &error);
     if (fd_ < 0) return error;
-    return protocol_->Handshake(fd_);
+    link_.fd = fd_;
+    if (worker_->options().ssl) {
+      error = StartTls();
+      if (!error.empty()) return error;
+    }
+    return protocol_->Handshake(link_);
   }
 
   int fd() const override { return fd_; }
@@ -55,14 +65,45 @@ class StreamConnection : public Connection {
   }
 
  private:
+  // Blocking TLS handshake (the certificate is not checked: the benchmark measures
+  // the cost of the encryption, not trust).
+  std::string StartTls() {
+    static const std::unique_ptr<rowsocket::TlsContext> context = [] {
+      std::string ignored;
+      return rowsocket::TlsContext::ForClient("", false, &ignored);
+    }();
+    if (!context) return "cannot make a TLS context";
+    tls_ = std::make_unique<rowsocket::TlsStream>(*context, fd_, /*server=*/false);
+    link_.tls = tls_.get();
+    const int64_t deadline = NowNs() + 10'000'000'000;
+    for (;;) {
+      const rowsocket::TlsIo io = tls_->Handshake();
+      if (io == rowsocket::TlsIo::kDone) return "";
+      if (io != rowsocket::TlsIo::kWantRead && io != rowsocket::TlsIo::kWantWrite)
+        return "TLS handshake: " + tls_->error();
+      const int64_t left_ms = (deadline - NowNs()) / 1'000'000;
+      if (left_ms <= 0) return "TLS handshake: timeout";
+      pollfd p{fd_, short(io == rowsocket::TlsIo::kWantRead ? POLLIN : POLLOUT), 0};
+      poll(&p, 1, int(left_ms));
+    }
+  }
+
   // Reads what is there, completes every request whose reply is whole, and queues
   // one new request per completion (in round trips: a full batch once all are in).
   std::string ReadAndCheck() {
-    if (in_.size() - in_end_ < kReadChunk) in_.resize(in_end_ + kReadChunk);
-    ssize_t n = read(fd_, &in_[in_end_], in_.size() - in_end_);
-    if (n == 0) return "closed by the server";
-    if (n < 0) return errno == EAGAIN || errno == EINTR ? "" : std::strerror(errno);
-    in_end_ += size_t(n);
+    bool got = false;
+    do {
+      if (in_.size() - in_end_ < kReadChunk) in_.resize(in_end_ + kReadChunk);
+      ssize_t n = ReadSome(link_, &in_[in_end_], in_.size() - in_end_);
+      if (n == 0) return "closed by the server";
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EINTR) break;
+        return std::strerror(errno);
+      }
+      in_end_ += size_t(n);
+      got = true;
+    } while (tls_);  // TLS: until the session wants the socket
+    if (!got) return "";
     const int64_t now = NowNs();
 
     size_t completed = 0;
@@ -106,7 +147,7 @@ class StreamConnection : public Connection {
 
   std::string Flush() {
     while (out_sent_ < out_.size()) {
-      ssize_t n = write(fd_, out_.data() + out_sent_, out_.size() - out_sent_);
+      ssize_t n = WriteSome(link_, out_.data() + out_sent_, out_.size() - out_sent_);
       if (n < 0) {
         if (errno == EINTR) continue;
         if (errno != EAGAIN) return std::strerror(errno);
@@ -123,6 +164,8 @@ class StreamConnection : public Connection {
 
   std::unique_ptr<StreamProtocol> protocol_;
   int fd_ = -1;
+  std::unique_ptr<rowsocket::TlsStream> tls_;
+  Link link_;
   std::vector<Op> ring_;   // requests in flight, oldest at head_
   const bool round_trips_; // --batch: refill only when every request is answered
   size_t head_ = 0, count_ = 0;

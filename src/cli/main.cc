@@ -33,6 +33,9 @@ const char kUsage[] =
     "  -u, --user=USER          MariaDB account to log in to on both listeners (and\n"
     "                           for SQL)\n"
     "  -p, --password[=P]       its password; without a value, asked on the terminal\n"
+    "      --ssl                TLS to both listeners (the server's certificate unchecked)\n"
+    "      --ssl-ca=FILE        TLS, the server's certificate signed by this CA (PEM)\n"
+    "      --ssl-verify-server-cert  TLS, and the certificate must name --host\n"
     "  -D, --database=DB        database for tables named without one\n"
     "  -e, --execute=CMDS       run the commands (split at ; and newlines) and exit\n"
     "      --raw                start in raw mode (-e lines are protocol lines)\n"
@@ -53,7 +56,8 @@ const char kUsage[] =
 
 enum LongOnly {
   kSecret = 1000, kSecretWr, kRaw, kColumnNames, kNoTiming, kConnectTimeout, kTimeout,
-  kSqlSocket, kSqlPort, kSqlHost, kHistoryFile, kHelp,
+  kSqlSocket, kSqlPort, kSqlHost, kHistoryFile, kHelp, kSsl, kSslCa,
+  kSslVerifyServerCert,
 };
 
 bool ParsePort(const char* text, uint16_t* port) {
@@ -100,6 +104,8 @@ int Main(int argc, char** argv) {
       {"host", required_argument, nullptr, 'h'},   {"port", required_argument, nullptr, 'P'},
       {"port-wr", required_argument, nullptr, 'W'}, {"secret", required_argument, nullptr, kSecret},
       {"secret-wr", required_argument, nullptr, kSecretWr},
+      {"ssl", no_argument, nullptr, kSsl},         {"ssl-ca", required_argument, nullptr, kSslCa},
+      {"ssl-verify-server-cert", no_argument, nullptr, kSslVerifyServerCert},
       {"database", required_argument, nullptr, 'D'}, {"execute", required_argument, nullptr, 'e'},
       {"raw", no_argument, nullptr, kRaw},         {"batch", no_argument, nullptr, 'B'},
       {"table", no_argument, nullptr, 't'},        {"vertical", no_argument, nullptr, 'E'},
@@ -122,6 +128,9 @@ int Main(int argc, char** argv) {
       case 'W': if (!ParsePort(optarg, &o.port_wr)) { std::cerr << "bad --port-wr\n"; return 2; } break;
       case kSecret: o.secret = optarg; break;
       case kSecretWr: o.secret_wr = optarg; secret_wr_given = true; break;
+      case kSsl: o.ssl = true; break;
+      case kSslCa: o.ssl = true; o.ssl_ca = optarg; break;
+      case kSslVerifyServerCert: o.ssl = true; o.ssl_verify_server_cert = true; break;
       case 'D': o.database = optarg; break;
       case 'e': execute += std::string(optarg) + "\n"; has_execute = true; break;
       case kRaw: o.raw = true; break;

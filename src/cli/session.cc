@@ -33,6 +33,9 @@ client::PoolOptions PoolOptionsFor(const CliOptions& o) {
   p.connect.io_timeout = o.io_timeout;
   p.connect.user = o.user;
   p.connect.password = o.password;
+  p.connect.ssl = o.ssl;
+  p.connect.ssl_ca = o.ssl_ca;
+  p.connect.ssl_verify_server_cert = o.ssl_verify_server_cert;
   p.min_backoff = std::chrono::milliseconds(0);  // a person retries by hand
   p.max_idle_per_endpoint = 1;
   return p;
@@ -313,6 +316,9 @@ bool Session::RunRaw(const std::string& line) {
     o.secret = raw_to_writer_ ? options_.secret_wr : options_.secret;
     o.user = options_.user;
     o.password = options_.password;
+    o.ssl = options_.ssl;
+    o.ssl_ca = options_.ssl_ca;
+    o.ssl_verify_server_cert = options_.ssl_verify_server_cert;
     Result<client::Connection> c = client::Connection::Connect(
         options_.host, raw_to_writer_ ? options_.port_wr : options_.port, o);
     if (!c.ok()) return Fail(c.error());

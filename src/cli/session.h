@@ -42,6 +42,11 @@ struct CliOptions {
   bool raw = false;           // start in raw mode
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds io_timeout{30000};
+  // TLS to both listeners, as the mariadb client's --ssl, --ssl-ca and
+  // --ssl-verify-server-cert (see client::ConnectOptions).
+  bool ssl = false;
+  std::string ssl_ca;
+  bool ssl_verify_server_cert = false;
   SqlOptions sql;
 };
 

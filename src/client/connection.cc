@@ -189,7 +189,7 @@ Result<Connection> Connection::Connect(const std::string& host, uint16_t port,
   impl->port = port;
   impl->options = options;
   Wipe(&impl->options.password);  // Login below reads `options`; keep no copy
-  Status s = impl->socket.Connect(host, port, options.connect_timeout);
+  Status s = impl->socket.Connect(host, port, options);
   if (!s.ok()) return s.error();
   Connection conn(std::move(impl));
   if (!options.secret.empty()) {

@@ -54,8 +54,8 @@ int ConnectOne(int fd, const addrinfo* addr, int timeout_ms) {
 
 }  // namespace
 
-Status Socket::Connect(const std::string& host, uint16_t port,
-                       std::chrono::milliseconds timeout) {
+Status Socket::Connect(const std::string& host, uint16_t port, const ConnectOptions& options) {
+  const std::chrono::milliseconds timeout = options.connect_timeout;
   Close();
   const std::string where = host + ":" + std::to_string(port);
   addrinfo hints{};
@@ -89,10 +89,56 @@ Status Socket::Connect(const std::string& host, uint16_t port,
   }
   in_.clear();
   start_ = 0;
+  if (options.ssl || !options.ssl_ca.empty() || options.ssl_verify_server_cert)
+    return StartTls(host, options);
   return Status();
 }
 
+// The handshake, waiting with poll() for what the session asks, within
+// connect_timeout.
+Status Socket::StartTls(const std::string& host, const ConnectOptions& options) {
+  const std::string where = host + ":" + std::to_string(Port());
+  std::string error;
+  tls_context_ = TlsContext::ForClient(options.ssl_ca, options.ssl_verify_server_cert, &error);
+  if (!tls_context_) return Fail("TLS with " + where + ": " + error);
+  tls_ = std::make_unique<TlsStream>(*tls_context_, fd_, /*server=*/false, host);
+  if (!tls_->ok()) return Fail("TLS with " + where + ": " + tls_->error());
+  const auto deadline = std::chrono::steady_clock::now() + options.connect_timeout;
+  for (;;) {
+    const TlsIo io = tls_->Handshake();
+    if (io == TlsIo::kDone) return Status();
+    if (io == TlsIo::kClosed || io == TlsIo::kError) {
+      return Fail("TLS handshake with " + where + " failed: " +
+                  (io == TlsIo::kClosed ? std::string("the server closed the connection "
+                                                      "(is TLS on there?)")
+                                        : tls_->error()));
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{fd_, static_cast<short>(io == TlsIo::kWantRead ? POLLIN : POLLOUT), 0};
+    int n;
+    do {
+      n = ::poll(&p, 1, Millis(left));
+    } while (n < 0 && errno == EINTR);
+    if (n == 0) return Fail("TLS handshake with " + where + ": timeout");
+    if (n < 0) return Fail(Describe(errno));
+  }
+}
+
+// The peer's port, for messages.
+uint16_t Socket::Port() const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (fd_ < 0 || ::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return 0;
+  if (addr.ss_family == AF_INET) return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+  return 0;
+}
+
 void Socket::Close() {
+  if (tls_) tls_->Shutdown();
+  tls_.reset();
+  tls_context_.reset();
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   in_.clear();
@@ -112,6 +158,23 @@ bool Socket::Fill(std::string* error) {
   }
   const size_t old = in_.size();
   in_.resize(old + kReadChunk);
+  if (tls_) {
+    // Until the chunk is full or the session wants the socket (a TLS read gives
+    // one record at most).
+    size_t got = 0;
+    for (;;) {
+      size_t n = 0;
+      const TlsIo io = tls_->Read(&in_[old + got], kReadChunk - got, &n);
+      if (io == TlsIo::kDone) {
+        got += n;
+        if (got < kReadChunk) continue;
+      }
+      in_.resize(old + got);
+      if (io == TlsIo::kClosed && got == 0) *error = "connection closed by the server";
+      if (io == TlsIo::kError && got == 0) *error = tls_->error();
+      return got > 0 || io == TlsIo::kDone || io == TlsIo::kWantRead || io == TlsIo::kWantWrite;
+    }
+  }
   ssize_t n;
   do {
     n = ::recv(fd_, &in_[old], kReadChunk, 0);
@@ -142,6 +205,13 @@ Status Socket::Exchange(std::string_view out, size_t lines, LineSink* sink,
     }
     if (got == lines && written == out.size()) break;
 
+    // Guide: bytes the TLS session decrypted already are read without waiting.
+    if (tls_ && tls_->HasPending()) {
+      std::string error;
+      if (!Fill(&error)) return Fail(error);
+      continue;
+    }
+
     // Guide: wait until the socket can take more bytes or has some to give.
     const bool sending = written < out.size() && send_error.empty();
     pollfd p{fd_, static_cast<short>(POLLIN | (sending ? POLLOUT : 0)), 0};
@@ -153,13 +223,12 @@ Status Socket::Exchange(std::string_view out, size_t lines, LineSink* sink,
                             std::to_string(lines) + " answers");
     if (n < 0) return Fail(Describe(errno));
 
-    if (sending && (p.revents & POLLOUT)) {
-      ssize_t w = ::send(fd_, out.data() + written, out.size() - written, MSG_NOSIGNAL);
-      if (w > 0) {
-        written += static_cast<size_t>(w);
-      } else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-        send_error = Describe(errno);  // read what was answered before giving up
-      }
+    // A TLS write may wait for the socket to be readable (the session's own
+    // traffic), so it is tried on either readiness.
+    if (sending && (p.revents & (tls_ ? (POLLOUT | POLLIN) : POLLOUT))) {
+      size_t w = 0;
+      // On failure, what was answered before is still read before giving up.
+      if (Send(out.data() + written, out.size() - written, &w, &send_error)) written += w;
     }
     if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
       std::string error;
@@ -179,6 +248,28 @@ Status Socket::Exchange(std::string_view out, size_t lines, LineSink* sink,
   return Status();
 }
 
+bool Socket::Send(const char* data, size_t size, size_t* sent, std::string* error) {
+  *sent = 0;
+  if (tls_) {
+    const TlsIo io = tls_->Write(data, size, sent);
+    if (io == TlsIo::kDone || io == TlsIo::kWantRead || io == TlsIo::kWantWrite) return true;
+    *error = io == TlsIo::kClosed ? "connection closed by the server" : tls_->error();
+    return false;
+  }
+  const ssize_t w = ::send(fd_, data, size, MSG_NOSIGNAL);
+  if (w > 0) {
+    *sent = static_cast<size_t>(w);
+    return true;
+  }
+  if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+    *error = Describe(errno);
+    return false;
+  }
+  return true;
+}
+
+// With TLS too: the server sends nothing unasked (no session tickets), so any byte
+// waiting (close_notify above all) means the stream is over.
 bool Socket::LooksAlive() {
   if (fd_ < 0) return false;
   pollfd p{fd_, POLLIN, 0};

@@ -5,16 +5,20 @@
 // expected number of lines has arrived. Writing and reading are interleaved with
 // poll(), so a pipeline larger than the socket buffers cannot deadlock against a
 // server that answers as it reads. Any failure is an I/O error and closes the socket.
+// With TLS, the handshake follows the connection and every byte passes the session.
 // Internal to librowsocket. Used by one thread at a time.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "rowsocket/connection.h"
 #include "rowsocket/result.h"
+#include "util/tls.h"
 
 namespace rowsocket {
 namespace client {
@@ -35,8 +39,9 @@ class Socket {
   Socket& operator=(const Socket&) = delete;
   ~Socket() { Close(); }
 
-  // Connects to host:port, trying every address the name resolves to.
-  Status Connect(const std::string& host, uint16_t port, std::chrono::milliseconds timeout);
+  // Connects to host:port, trying every address the name resolves to, then makes
+  // the TLS handshake when `options` ask for TLS (all within connect_timeout).
+  Status Connect(const std::string& host, uint16_t port, const ConnectOptions& options);
 
   // Sends `out`, then reads `lines` answer lines (while still sending). An inactivity
   // longer than `timeout` fails with "timeout". On failure the socket is closed and
@@ -54,8 +59,15 @@ class Socket {
   // Reads what is available into in_; false with `*error` set on EOF or error.
   bool Fill(std::string* error);
   Status Fail(std::string message);
+  uint16_t Port() const;
+  Status StartTls(const std::string& host, const ConnectOptions& options);
+  // Sends what the socket takes of [data, data + size); false with `*error` set on
+  // a failure.
+  bool Send(const char* data, size_t size, size_t* sent, std::string* error);
 
   int fd_ = -1;
+  std::unique_ptr<TlsContext> tls_context_;
+  std::unique_ptr<TlsStream> tls_;
   std::string in_;    // bytes read and not yet handed out
   size_t start_ = 0;  // first byte of in_ not yet handed out
 };

@@ -35,6 +35,10 @@ uint64_t LogFlushMicroseconds();
 // or "REFUSED" (a node not ready: reads and writes are refused). Any thread.
 const char* GaleraState();
 
+// The server's own certificate, key and CA files (ssl_cert, ssl_key, ssl_ca; empty
+// when not set).
+TlsConfig ServerTlsFiles();
+
 // Routes the server layer's log messages to MariaDB's error log.
 void LogToServerErrorLog();
 

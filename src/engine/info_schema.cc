@@ -32,6 +32,7 @@ ST_FIELD_INFO connection_fields[] = {
     Show::Column("BYTES_SENT", Show::ULonglong(), NOT_NULL),
     Show::Column("CONNECTED_SECONDS", Show::ULonglong(), NOT_NULL),
     Show::Column("IDLE_SECONDS", Show::ULonglong(), NOT_NULL),
+    Show::Column("TLS", Show::Varchar(16), NOT_NULL),
     Show::Column("ACCOUNT", Show::Varchar(USERNAME_CHAR_LENGTH + HOSTNAME_LENGTH + 1), NOT_NULL),
     Show::CEnd()};
 
@@ -64,7 +65,8 @@ int FillConnections(THD* thd, TABLE_LIST* tables, COND*) {
     StoreUnsigned(f[8], c.bytes_sent);
     StoreUnsigned(f[9], c.connected_ms / 1000);
     StoreUnsigned(f[10], c.idle_ms / 1000);
-    StoreText(f[11], c.account);
+    StoreText(f[11], c.tls);
+    StoreText(f[12], c.account);
     if (schema_table_store_record(thd, table)) return 1;
   }
   return 0;

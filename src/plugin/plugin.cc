@@ -37,6 +37,10 @@ char* opt_plain_secret_wr = nullptr;
 ulong opt_auth = 0;
 ulong opt_auth_wr = 0;
 char* opt_allowed_system_schemas = nullptr;
+char* opt_ssl_cert = nullptr;
+char* opt_ssl_key = nullptr;
+char* opt_ssl_ca = nullptr;
+my_bool opt_require_secure_transport = false;
 uint opt_threads = 0;
 uint opt_threads_wr = 0;
 uint opt_timeout = 300;
@@ -95,6 +99,11 @@ uint32_t ConnectionLimit() {
 void UpdateMaxConnections(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save) {
   opt_max_connections = *static_cast<const uint*>(save);
   g_tunables.max_connections.store(ConnectionLimit());
+}
+
+void UpdateRequireSecureTransport(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save) {
+  opt_require_secure_transport = *static_cast<const my_bool*>(save);
+  g_tunables.require_secure_transport.store(opt_require_secure_transport);
 }
 
 void UpdateVerbose(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save) {
@@ -163,6 +172,21 @@ MYSQL_SYSVAR_STR(allowed_system_schemas, opt_allowed_system_schemas,
                  "Comma-separated system schemas (mysql, information_schema, "
                  "performance_schema, sys) that clients may open anyway; empty = none",
                  nullptr, nullptr, "");
+MYSQL_SYSVAR_STR(ssl_cert, opt_ssl_cert, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                 "Certificate (PEM) of both listeners for TLS clients; empty = the server's "
+                 "ssl_cert, ssl_key and ssl_ca; no certificate at all = TLS is off",
+                 nullptr, nullptr, "");
+MYSQL_SYSVAR_STR(ssl_key, opt_ssl_key, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                 "Private key (PEM) of rowsocket_ssl_cert; empty = in the certificate's file",
+                 nullptr, nullptr, "");
+MYSQL_SYSVAR_STR(ssl_ca, opt_ssl_ca, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                 "CA (PEM) that client certificates, when a client offers one, must be "
+                 "signed by; empty = not verified",
+                 nullptr, nullptr, "");
+MYSQL_SYSVAR_BOOL(require_secure_transport, opt_require_secure_transport, PLUGIN_VAR_OPCMDARG,
+                  "Plain-text connections answer their first request `3 1 tlsrequired` and "
+                  "are closed; only TLS clients are served",
+                  nullptr, UpdateRequireSecureTransport, false);
 MYSQL_SYSVAR_UINT(verbose, opt_verbose, PLUGIN_VAR_RQCMDARG,
                   "Error log detail: 0 errors, 1 warnings and start/stop, 2 notable events, "
                   "3 debug",
@@ -235,7 +259,9 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(max_open_indexes), MYSQL_SYSVAR(max_connections),
     MYSQL_SYSVAR(idle_table_close), MYSQL_SYSVAR(lock_wait_timeout),
     MYSQL_SYSVAR(max_answer_size), MYSQL_SYSVAR(max_rows_examined),
-    MYSQL_SYSVAR(max_output_buffer), MYSQL_SYSVAR(max_input_memory), nullptr};
+    MYSQL_SYSVAR(max_output_buffer), MYSQL_SYSVAR(max_input_memory), MYSQL_SYSVAR(ssl_cert),
+    MYSQL_SYSVAR(ssl_key), MYSQL_SYSVAR(ssl_ca), MYSQL_SYSVAR(require_secure_transport),
+    nullptr};
 
 // --- Status variables: SHOW GLOBAL STATUS LIKE 'rowsocket%' ------------------
 
@@ -250,6 +276,7 @@ enum StatusIndex {
 #undef ROWSOCKET_STATUS_INDEX
   kLogFlushes,
   kLogFlushMicroseconds,
+  kTlsConnections,
   kStatusCount
 };
 long long g_status_values[kStatusCount];
@@ -264,6 +291,7 @@ st_mysql_show_var g_status_array[] = {
     {"log_flushes", reinterpret_cast<char*>(&g_status_values[kLogFlushes]), SHOW_LONGLONG},
     {"log_flush_microseconds", reinterpret_cast<char*>(&g_status_values[kLogFlushMicroseconds]),
      SHOW_LONGLONG},
+    {"tls_connections", reinterpret_cast<char*>(&g_status_values[kTlsConnections]), SHOW_LONGLONG},
     {"galera", nullptr, SHOW_CHAR},  // GaleraState(), set on every read
     {nullptr, nullptr, SHOW_UNDEF}};
 
@@ -277,6 +305,7 @@ int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_va
 #undef ROWSOCKET_STATUS_FILL
   g_status_values[kLogFlushes] = static_cast<long long>(LogFlushes());
   g_status_values[kLogFlushMicroseconds] = static_cast<long long>(LogFlushMicroseconds());
+  g_status_values[kTlsConnections] = static_cast<long long>(s.tls_connections);
   g_status_array[kStatusCount].value = const_cast<char*>(GaleraState());
   var->type = SHOW_ARRAY;
   var->value = reinterpret_cast<char*>(g_status_array);
@@ -327,6 +356,12 @@ ServerConfig ConfigFromVariables() {
   c.sndbuf = static_cast<int>(opt_sndbuf);
   c.rcvbuf = static_cast<int>(opt_rcvbuf);
   c.readsize = opt_readsize;
+  // rowsocket's own files, or else all three of the server's (never a mix).
+  if (opt_ssl_cert != nullptr && *opt_ssl_cert) {
+    c.tls = {Str(opt_ssl_cert), Str(opt_ssl_key), Str(opt_ssl_ca)};
+  } else {
+    c.tls = ServerTlsFiles();
+  }
   return c;
 }
 
@@ -342,6 +377,7 @@ int PluginInit(void*) {
   g_tunables.max_rows_examined.store(opt_max_rows_examined);
   g_tunables.max_output_buffer.store(opt_max_output_buffer);
   g_tunables.max_input_memory.store(opt_max_input_memory);
+  g_tunables.require_secure_transport.store(opt_require_secure_transport);
 
   EngineOptions engine;
   engine.tunables = &g_tunables;

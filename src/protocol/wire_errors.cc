@@ -56,8 +56,10 @@ constexpr WireErrorInfo kErrors[] = {
     {kAuth, "expired", "the account's password has expired; change it with SQL"},
     {kAuth, "authplugin", "the account authenticates with a plugin rowsocket cannot check "
                           "(only mysql_native_password accounts can log in)"},
-    {kAuth, "tlsrequired", "this needs a TLS connection (a password in clear, or "
-                           "rowsocket_require_secure_transport)"},
+    {kAuth, "tlsrequired", "this needs a TLS connection: a password in clear (A 4), an "
+                           "account that REQUIRE SSL, or any request while "
+                           "rowsocket_require_secure_transport=ON (the server then closes "
+                           "the connection)"},
     {kAuth, "maxconn", "the account has as many connections as MAX_USER_CONNECTIONS "
                        "(or max_user_connections) allows"},
     {kAuth, "denied", "the account lacks the privilege this request needs (GRANT)"},

@@ -12,6 +12,8 @@
 
 #include "protocol/wire_errors.h"
 #include "server/listener.h"
+#include "util/log.h"
+#include "util/clock.h"
 
 namespace rowsocket {
 namespace {
@@ -22,6 +24,8 @@ constexpr size_t kKeepOutputCapacity = 64 * 1024;
 constexpr size_t kKeepInputCapacity = 64 * 1024;
 // Parsed-request slots an idle connection keeps (see Trim).
 constexpr size_t kKeepRequests = 64;
+// The first byte of a TLS handshake record; no request begins with it.
+constexpr unsigned char kTlsHandshakeRecord = 0x16;
 
 void MakeError(Request* r, WireStatus status) {
   r->type = RequestType::kInvalid;
@@ -58,6 +62,14 @@ bool ClientConnection::Release() {
 }
 
 bool ClientConnection::ReadOnce(char* scratch, size_t size) {
+  if (transport_ == Transport::kUnknown) {
+    switch (ChooseTransport()) {
+      case Choice::kChosen: break;
+      case Choice::kWait: read_more_ = false; return true;
+      case Choice::kUnusable: return false;
+    }
+  }
+  if (tls_) return ReadTls(scratch, size);
   ssize_t n;
   do {
     n = ::recv(fd_, scratch, size, 0);
@@ -74,6 +86,79 @@ bool ClientConnection::ReadOnce(char* scratch, size_t size) {
   return true;
 }
 
+ClientConnection::Choice ClientConnection::ChooseTransport() {
+  static LogLimit tls_off;
+  unsigned char first;
+  ssize_t n;
+  do {
+    n = ::recv(fd_, &first, 1, MSG_PEEK);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? Choice::kWait : Choice::kUnusable;
+  if (n == 0) {
+    End();  // the peer closed its side without a word
+    return Choice::kWait;
+  }
+  if (first != kTlsHandshakeRecord) {
+    transport_ = Transport::kPlain;
+    refuse_plain_ = listener_->requires_tls();
+    return Choice::kChosen;
+  }
+  if (listener_->tls() == nullptr) {
+    stats_->tls_handshakes_failed.Add();
+    LogLimited(&tls_off, LogLevel::kNotice, "%s port: %s began a TLS handshake, but TLS is off",
+               listener_->name(), peer_.c_str());
+    return Choice::kUnusable;
+  }
+  tls_ = std::make_unique<TlsStream>(*listener_->tls(), fd_, /*server=*/true);
+  transport_ = Transport::kTls;
+  return tls_->ok() ? Choice::kChosen : Choice::kUnusable;
+}
+
+// The handshake first (each step when the socket is ready: it never waits), then
+// application data until the scratch buffer is full or the session wants the socket
+// again: on an edge-triggered socket a short read is not proof it is drained, since
+// a TLS read returns one record at most.
+bool ClientConnection::ReadTls(char* scratch, size_t size) {
+  static LogLimit failed;
+  read_more_ = false;
+  if (!tls_->handshake_done()) {
+    switch (tls_->Handshake()) {
+      case TlsIo::kDone:
+        listener_->TlsOpened();
+        tls_counted_ = true;
+        tls_version_.store(tls_->version(), std::memory_order_relaxed);
+        break;
+      case TlsIo::kWantRead:
+      case TlsIo::kWantWrite:
+        return true;
+      case TlsIo::kClosed:
+      case TlsIo::kError:
+        stats_->tls_handshakes_failed.Add();
+        LogLimited(&failed, LogLevel::kNotice, "%s port: TLS handshake with %s failed: %s",
+                   listener_->name(), peer_.c_str(), tls_->error().c_str());
+        return false;
+    }
+  }
+  size_t filled = 0;
+  bool more = true;
+  while (more && filled < size) {
+    size_t n = 0;
+    switch (tls_->Read(scratch + filled, size - filled, &n)) {
+      case TlsIo::kDone: filled += n; break;
+      case TlsIo::kClosed: End(); more = false; break;
+      case TlsIo::kError: return false;
+      default: more = false; break;  // wants the socket: drained for now
+    }
+  }
+  read_more_ = filled == size;
+  if (filled > 0) {
+    in_.append(scratch, filled);
+    stats_->bytes_received.Add(filled);
+    bytes_received_.Add(filled);
+  }
+  return true;
+}
+
 size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfinished) {
   size_t count = 0;
   max_unfinished = std::min(max_unfinished, max_line_length);
@@ -86,7 +171,7 @@ size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfin
         // No end in sight (or none the listener's input budget can wait for): the
         // rest of the stream cannot be framed reliably.
         if (avail < max_line_length) stats_->connections_input_limited.Add();
-        AnswerLineTooLong(count++);
+        AnswerErrorAndEnd(count++, WireError::kLineLen);
         consumed_ = in_.size();
       }
       break;
@@ -94,7 +179,11 @@ size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfin
     size_t len = static_cast<size_t>(lf - begin);
     consumed_ += len + 1;
     if (len + 1 > max_line_length) {
-      AnswerLineTooLong(count++);
+      AnswerErrorAndEnd(count++, WireError::kLineLen);
+      break;
+    }
+    if (refuse_plain_) {
+      AnswerErrorAndEnd(count++, WireError::kTlsRequired);
       break;
     }
     if (len > 0 && begin[len - 1] == '\r') --len;
@@ -135,6 +224,7 @@ void ClientConnection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
                             ? bindings_->logged_in()
                             : authenticated_.load(std::memory_order_relaxed);
   info->account = bindings_->account();
+  info->tls = tls_version_.load(std::memory_order_relaxed);
   info->open_indexes = static_cast<uint32_t>(bindings_->open_indexes.Get());
   info->requests = requests_total_.Get();
   info->bytes_received = bytes_received_.Get();
@@ -144,12 +234,11 @@ void ClientConnection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->worker = worker_.load(std::memory_order_relaxed);
 }
 
-// Queues `2 1 linelen` as request `slot` and ends the connection: it closes once it
-// has been answered.
-void ClientConnection::AnswerLineTooLong(size_t slot) {
+// The connection closes once the answer has left.
+void ClientConnection::AnswerErrorAndEnd(size_t slot, WireError error) {
   if (requests_.size() <= slot) requests_.emplace_back();
   requests_[slot].Clear();
-  MakeError(&requests_[slot], ErrorStatus(WireError::kLineLen));
+  MakeError(&requests_[slot], ErrorStatus(error));
   End();
 }
 
@@ -224,22 +313,55 @@ void ClientConnection::CompactInput() {
 
 bool ClientConnection::Flush() {
   const size_t end = SendableEnd();
-  while (out_sent_ < end) {
-    ssize_t n = ::send(fd_, out_.data() + out_sent_, end - out_sent_, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
-      return false;
+  if (tls_) {
+    if (!SendTls(end)) return false;
+  } else {
+    while (out_sent_ < end) {
+      ssize_t n = ::send(fd_, out_.data() + out_sent_, end - out_sent_, MSG_NOSIGNAL);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
+        return false;
+      }
+      out_sent_ += static_cast<size_t>(n);
+      stats_->bytes_sent.Add(static_cast<uint64_t>(n));
+      bytes_sent_.Add(static_cast<uint64_t>(n));
     }
-    out_sent_ += static_cast<size_t>(n);
-    stats_->bytes_sent.Add(static_cast<uint64_t>(n));
-    bytes_sent_.Add(static_cast<uint64_t>(n));
   }
+  if (out_sent_ < end) return true;       // the socket is full
   if (end != out_.size()) return true;  // the rest is held
   out_.clear();
   out_sent_ = 0;
   if (out_.capacity() > kKeepOutputCapacity) std::string().swap(out_);
   return true;
+}
+
+// What the session took has left (partial writes); a write it could not finish
+// waits inside it for the socket, like unsent bytes for EAGAIN, and is retried with
+// the same bytes first.
+bool ClientConnection::SendTls(size_t end) {
+  while (out_sent_ < end) {
+    size_t n = 0;
+    switch (tls_->Write(out_.data() + out_sent_, end - out_sent_, &n)) {
+      case TlsIo::kDone: break;
+      case TlsIo::kWantRead:
+      case TlsIo::kWantWrite: return true;
+      default: return false;
+    }
+    out_sent_ += n;
+    stats_->bytes_sent.Add(n);
+    bytes_sent_.Add(n);
+  }
+  return true;
+}
+
+void ClientConnection::CloseSocket() {
+  if (tls_) {
+    if (!HasOutput()) tls_->Shutdown();
+    if (tls_counted_) listener_->TlsClosed();
+    tls_counted_ = false;
+  }
+  ::close(fd_);
 }
 
 void ClientConnection::HoldOutput(uint64_t ticket, size_t begin, uint64_t since_us,

@@ -6,6 +6,11 @@
 // writes as the socket allows; answers of a write batch that is committed but not
 // yet durable are held back (HoldOutput) until it is.
 //
+// The transport is chosen by the first byte the client sends: 0x16 (a TLS handshake
+// record, which no request begins with) makes it a TLS connection, whose handshake
+// advances in ReadOnce as the socket becomes ready and whose bytes then pass through
+// the TLS session in ReadOnce and Flush; anything else is plain text.
+//
 // Two state machines:
 //  - Ownership (atomic; any worker): free -> owned by the worker that took the
 //    readiness that found it free (Acquire) -> free again when it lets go (Release).
@@ -28,9 +33,11 @@
 #include <vector>
 
 #include "protocol/request.h"
+#include "protocol/wire_errors.h"
 #include "server/connection_info.h"
 #include "server/executor.h"
 #include "server/stats.h"
+#include "util/tls.h"
 
 namespace rowsocket {
 
@@ -87,13 +94,15 @@ class ClientConnection {
   }
 
   int fd() const { return fd_; }
-  // The connection speaks TLS.
-  bool tls() const { return false; }
   IndexBindings* bindings() const { return bindings_.get(); }
+  // The client speaks TLS (its requests arrive only once the handshake is done).
+  bool tls() const { return transport_ == Transport::kTls; }
 
   // Reads once from the socket (through the worker's `scratch` buffer of `size`
-  // bytes) into the input buffer. Returns false when the connection is unusable
-  // (error); ends the connection when the peer closed its side.
+  // bytes) into the input buffer; on a TLS connection, advances the handshake first
+  // and reads until the buffer is full or the socket has no more. Returns false when
+  // the connection is unusable (error, failed handshake, TLS while TLS is off); ends
+  // the connection when the peer closed its side.
   bool ReadOnce(char* scratch, size_t size);
 
   // Parses every complete line in the input buffer into requests (see
@@ -143,6 +152,9 @@ class ClientConnection {
   // Writes as much of the sendable output as the socket takes. False on a socket
   // error.
   bool Flush();
+  // Says goodbye (TLS close_notify, best effort) and closes the socket; for the
+  // ConnectionTable, once.
+  void CloseSocket();
   // The output size at which the executor defers this connection's further
   // requests: `max_unsent` bytes of answers not written yet.
   size_t OutputLimit(size_t max_unsent) const { return out_sent_ + max_unsent; }
@@ -183,12 +195,19 @@ class ClientConnection {
   friend class ConnectionTable;  // keeps table_slot_
 
   enum class Phase : uint8_t { kServing, kSending, kEnding };
+  enum class Transport : uint8_t { kUnknown, kPlain, kTls };
+  enum class Choice : uint8_t { kChosen, kWait, kUnusable };
   enum : uint8_t { kFree, kOwned, kOwnedAgain, kSwept };
 
   // Turns one line into a request, applying per-connection rules.
   void ParseOne(char* line, size_t size, Request* request);
   void ParseForAccount(Request* request);
-  void AnswerLineTooLong(size_t slot);
+  // Queues `error` as the answer to request `slot` and ends the connection.
+  void AnswerErrorAndEnd(size_t slot, WireError error);
+  // Looks at the first byte without taking it and sets transport_.
+  Choice ChooseTransport();
+  bool ReadTls(char* scratch, size_t size);
+  bool SendTls(size_t end);
   size_t SendableEnd() const { return holds_.empty() ? out_.size() : holds_.front().begin; }
 
   int fd_;
@@ -218,6 +237,11 @@ class ClientConnection {
   size_t table_slot_ = 0;          // position in the ConnectionTable's list (its lock)
   size_t input_charged_ = 0;       // input capacity counted in the table's budget
   Phase phase_ = Phase::kServing;
+  Transport transport_ = Transport::kUnknown;
+  bool refuse_plain_ = false;      // plain text while require_secure_transport is on
+  bool tls_counted_ = false;       // counted in the listener's open TLS connections
+  std::unique_ptr<TlsStream> tls_;
+  std::atomic<const char*> tls_version_{""};  // for Describe
   bool read_more_ = false;         // the last read filled the buffer: more may wait
   std::atomic<bool> hangup_{false};
   std::atomic<uint8_t> owner_{kOwned};  // made owned by the worker that accepts it

@@ -24,6 +24,8 @@ struct ServerTunables {
   // Received, unanswered input of all of a listener's connections past which
   // unfinished lines longer than one read are refused (bytes).
   std::atomic<uint32_t> max_input_memory{64 << 20};
+  // Plain-text connections answer their first request `3 1 tlsrequired` and close.
+  std::atomic<bool> require_secure_transport{false};
 };
 
 // How a listener's clients prove who they are (rowsocket_auth, rowsocket_auth_wr).
@@ -41,6 +43,14 @@ struct ListenerConfig {
   std::string secret;      // for AuthMode::kSecret
 };
 
+// Where the listeners' certificate comes from (PEM files). No certificate: TLS is
+// off, and a connection that begins a TLS handshake is closed.
+struct TlsConfig {
+  std::string cert;
+  std::string key;  // empty: the key is in `cert`'s file
+  std::string ca;   // empty: client certificates are not verified
+};
+
 struct ServerConfig {
   std::string address = "127.0.0.1";
   ListenerConfig read;
@@ -49,6 +59,7 @@ struct ServerConfig {
   int sndbuf = 0;              // 0: the kernel's default
   int rcvbuf = 0;
   uint32_t readsize = 65536;   // bytes asked from the socket per read
+  TlsConfig tls;
 };
 
 }  // namespace rowsocket

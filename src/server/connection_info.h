@@ -15,6 +15,7 @@ struct ConnectionInfo {
   int worker = 0;               // worker index (as in SHOW PROCESSLIST order)
   bool authenticated = false;   // a secret was given and matched, or an account logged in
   std::string account;          // the account logged in (user@host), if any
+  std::string tls;              // the TLS version ("TLSv1.3"); empty: plain text
   uint32_t open_indexes = 0;
   uint64_t requests = 0;
   uint64_t bytes_received = 0;

@@ -74,7 +74,7 @@ void ConnectionTable::Close(ClientConnection* c) {
   Unlist(c, &owned);
   input_bytes_.fetch_sub(c->input_charged_, std::memory_order_relaxed);
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
-  ::close(c->fd());
+  c->CloseSocket();
   open_.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(retired_mutex_);
   retired_.push_back({epoch_.fetch_add(1, std::memory_order_acq_rel) + 1, std::move(owned)});
@@ -94,7 +94,7 @@ void ConnectionTable::CloseAll() {
   for (std::unique_ptr<ClientConnection>& c : all) {
     input_bytes_.fetch_sub(c->input_charged_, std::memory_order_relaxed);
     epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
-    ::close(c->fd());
+    c->CloseSocket();
     open_.fetch_sub(1, std::memory_order_relaxed);
   }
   std::lock_guard<std::mutex> lock(retired_mutex_);

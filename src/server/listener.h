@@ -1,5 +1,5 @@
 // Listener: one listening TCP socket (the read or the write port), the facts every
-// connection accepted on it shares (read-only or not, its secret), and what its
+// connection accepted on it shares (read-only or not, its secret, TLS), and what its
 // workers serve together: one epoll set and the table of its connections.
 //
 // Every worker of a listener waits on the same epoll set, where each connection is
@@ -23,6 +23,8 @@
 #include "server/connection_table.h"
 
 namespace rowsocket {
+
+class TlsContext;
 
 class Listener {
  public:
@@ -50,6 +52,22 @@ class Listener {
   AuthMode auth() const { return auth_; }
   const std::string& secret() const { return secret_; }
   size_t workers() const { return workers_; }
+
+  // TLS for its connections: `tls` (null: TLS is off) and the tunables that say
+  // whether plain text is refused. Before workers start; both outlive the listener.
+  void UseTls(const TlsContext* tls, const ServerTunables* tunables) {
+    tls_ = tls;
+    tunables_ = tunables;
+  }
+  const TlsContext* tls() const { return tls_; }
+  bool requires_tls() const {
+    return tunables_ != nullptr &&
+           tunables_->require_secure_transport.load(std::memory_order_relaxed);
+  }
+  // Connections whose TLS handshake completed and that are not closed yet.
+  void TlsOpened() { tls_open_.fetch_add(1, std::memory_order_relaxed); }
+  void TlsClosed() { tls_open_.fetch_sub(1, std::memory_order_relaxed); }
+  uint32_t tls_open() const { return tls_open_.load(std::memory_order_relaxed); }
   // The listener's connections (valid once Open succeeded).
   ConnectionTable& connections() { return *connections_; }
   const ConnectionTable& connections() const { return *connections_; }
@@ -82,6 +100,9 @@ class Listener {
   AuthMode auth_;
   std::string secret_;
   const size_t workers_;
+  const TlsContext* tls_ = nullptr;
+  const ServerTunables* tunables_ = nullptr;
+  std::atomic<uint32_t> tls_open_{0};
   int fd_ = -1;
   int epoll_fd_ = -1;
   int stop_fd_ = -1;     // eventfd, level-triggered, never drained

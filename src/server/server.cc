@@ -15,6 +15,7 @@ Server::Server(const ServerConfig& config, ServerTunables* tunables, ExecutorFac
 Server::~Server() { Stop(); }
 
 bool Server::Start(std::string* error) {
+  SetUpTls();
   if (!StartListener(config_.read, "read", error) ||
       !StartListener(config_.write, "write", error)) {
     Stop();
@@ -23,11 +24,31 @@ bool Server::Start(std::string* error) {
   return true;
 }
 
+// A certificate that cannot be used leaves TLS off rather than the listeners down,
+// as the server's own ssl_cert does for SQL.
+void Server::SetUpTls() {
+  const TlsConfig& t = config_.tls;
+  if (t.cert.empty()) {
+    Log(LogLevel::kInfo, "TLS is off: no certificate (rowsocket_ssl_cert and the server's "
+                         "ssl_cert are empty)");
+    return;
+  }
+  std::string error;
+  tls_ = TlsContext::ForServer(t.cert, t.key, t.ca, &error);
+  if (!tls_) {
+    Log(LogLevel::kError, "TLS is off: %s", error.c_str());
+    return;
+  }
+  Log(LogLevel::kInfo, "TLS on both listeners with certificate %s%s", t.cert.c_str(),
+      t.ca.empty() ? "" : ", client certificates verified against the CA");
+}
+
 bool Server::StartListener(const ListenerConfig& lc, const char* name, std::string* error) {
   if (lc.port.empty()) return true;  // disabled
   auto listener = std::make_unique<Listener>(name, lc.read_only, lc.auth, lc.secret,
                                              static_cast<size_t>(lc.threads));
   if (!listener->Open(config_.address, lc.port, config_.backlog, error)) return false;
+  listener->UseTls(tls_.get(), tunables_);
   Listener* l = listener.get();
   listeners_.push_back(std::move(listener));  // outlives its workers (Stop joins first)
   const size_t first = workers_.size();
@@ -76,8 +97,10 @@ std::vector<ConnectionInfo> Server::DescribeConnections() const {
 StatsSnapshot Server::CollectStats() const {
   StatsSnapshot s;
   for (auto& w : workers_) s.AddFrom(w->stats());
-  for (auto& l : listeners_)
+  for (auto& l : listeners_) {
     (l->read_only() ? s.connections_read : s.connections_write) += l->connections().open();
+    s.tls_connections += l->tls_open();
+  }
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include "server/listener.h"
 #include "server/stats.h"
 #include "server/worker.h"
+#include "util/tls.h"
 
 namespace rowsocket {
 
@@ -37,10 +38,13 @@ class Server {
 
  private:
   bool StartListener(const ListenerConfig& lc, const char* name, std::string* error);
+  // Makes the TLS context from config_.tls, or says in the error log why TLS is off.
+  void SetUpTls();
 
   const ServerConfig config_;
   ServerTunables* tunables_;
   ExecutorFactory* factory_;
+  std::unique_ptr<TlsContext> tls_;  // null: TLS is off; outlives the listeners
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::vector<std::unique_ptr<Worker>> workers_;
 };

@@ -54,6 +54,9 @@ namespace rowsocket {
   X(logins, "account logins that succeeded (rowsocket_auth=account)")              \
   X(logins_failed, "account logins refused: unknown account, wrong password, locked, ...") \
   X(requests_denied, "requests answered `3 1 denied`: the account lacks a privilege") \
+  X(tls_handshakes_failed,                                                         \
+    "connections that began a TLS handshake and were closed before it completed, "   \
+    "TLS being off included")                                                       \
   X(log_flush_wait_microseconds,                                                   \
     "summed over requests: how long answers of committed writes waited for the log flush")
 
@@ -94,6 +97,7 @@ struct StatsSnapshot {
 #undef ROWSOCKET_DECLARE_VALUE
   uint64_t connections_read = 0;   // open now, read listener
   uint64_t connections_write = 0;  // open now, write listener
+  uint64_t tls_connections = 0;    // open now over TLS, both listeners
   uint64_t latency[kRequestCategories][kLatencyBuckets] = {};
 
   void AddFrom(const WorkerStats& s) {

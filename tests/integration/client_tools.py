@@ -55,14 +55,17 @@ def listed_live_tests(suite):
     return [line.strip() for line in listed.splitlines() if line.startswith("  ")]
 
 
-def run_live_tests(target, gtest_filter, secret="", pid=None, user="", password=""):
+def run_live_tests(target, gtest_filter, secret="", pid=None, ssl_ca="", user="",
+                   password=""):
     """Runs the C++ live tests against `target`; fails with their output if one fails.
-    `user` and `password`: the MariaDB account the Account tests log in to."""
+    `ssl_ca`: they connect over TLS, verifying the server against this CA. `user` and
+    `password`: the MariaDB account the Account tests log in to."""
     env = dict(os.environ,
                ROWSOCKET_TEST_HOST="127.0.0.1",
                ROWSOCKET_TEST_PORT=str(target.port),
                ROWSOCKET_TEST_PORT_WR=str(target.port_wr),
                ROWSOCKET_TEST_SECRET=secret,
+               ROWSOCKET_TEST_SSL_CA=ssl_ca,
                ROWSOCKET_TEST_USER=user,
                ROWSOCKET_TEST_PASSWORD=password)
     if pid is not None:

@@ -5,11 +5,16 @@ server's name resolution is on), exactly as SQL's login would.
 """
 
 import hashlib
+import ssl
 import time
 
 import pytest
 
 import hs
+import targets
+import tls_support
+
+pytestmark = targets.rowsocket_only
 
 UNAUTH = ["3", "1", "unauth"]
 DENIED = ["3", "1", "denied"]
@@ -17,8 +22,22 @@ OK = ["0", "1"]
 
 
 @pytest.fixture(scope="module")
-def server_options():
-    return {"auth": "account", "auth_wr": "account"}
+def certs():
+    with tls_support.test_certificates() as paths:
+        yield paths
+
+
+@pytest.fixture(scope="module")
+def server_options(certs):
+    return {"auth": "account", "auth_wr": "account", "ssl_cert": certs["server.pem"],
+            "ssl_key": certs["server.key"]}
+
+
+@pytest.fixture
+def tls_conn(target, certs):
+    ctx = ssl.create_default_context(cafile=certs["ca.pem"])
+    with tls_support.TlsConnection(target.port, ctx) as c:
+        yield c
 
 
 ACCOUNTS = [
@@ -142,6 +161,18 @@ def test_a_3_needs_an_a_2_for_the_same_user(conn):
 def test_a_password_in_clear_needs_tls(conn, sql):
     assert conn.request(["A", "4", "app", "app-pw"]) == ["3", "1", "tlsrequired"]
     assert conn.request(hs.open_request(0, "acct", ["v"])) == UNAUTH
+
+
+def test_over_tls_a_password_in_clear_logs_in(tls_conn):
+    assert tls_conn.request(["A", "4", "app", "wrong"]) == UNAUTH
+    assert tls_conn.request(["A", "4", "app", "app-pw"]) == OK
+    assert tls_conn.request(hs.open_request(0, "acct", ["v"])) == OK
+    assert tls_conn.request(hs.find(0, "=", [1])) == ["0", "1", "one"]
+
+
+def test_an_account_that_requires_ssl_logs_in_over_tls(tls_conn):
+    assert login(tls_conn, "tlsonly", "tls-pw") == OK
+    assert tls_conn.request(["A", "4", "tlsonly", "tls-pw"]) == OK
 
 
 @pytest.mark.parametrize("user,password,word", [

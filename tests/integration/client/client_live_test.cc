@@ -4,8 +4,9 @@
 // Not run by ctest directly: test_client_library.py (and test_client_auth.py,
 // test_client_server_loss.py) start a private server through the integration
 // harness, create the tables below, and run this binary with the server's address
-// in ROWSOCKET_TEST_HOST / _PORT / _PORT_WR (and _SECRET, _MARIADBD_PID, and _USER,
-// _PASSWORD for test_account_clients.py). Without them every test skips.
+// in ROWSOCKET_TEST_HOST / _PORT / _PORT_WR (and _SECRET, _MARIADBD_PID; _USER and
+// _PASSWORD for test_account_clients.py; _SSL_CA: every connection speaks TLS and
+// verifies the server against it). Without them every test skips.
 //   test.user          the sample table (row 101)
 //   test.client_items  id INT PK, grp INT, name VARCHAR, qty INT, note VARBINARY NULL,
 //                      KEY grp_id (grp, id); rows 1..5
@@ -39,6 +40,7 @@ struct Server {
   std::string secret = Env("ROWSOCKET_TEST_SECRET");
   std::string user = Env("ROWSOCKET_TEST_USER");
   std::string password = Env("ROWSOCKET_TEST_PASSWORD");
+  std::string ssl_ca = Env("ROWSOCKET_TEST_SSL_CA");
   bool present() const { return !host.empty() && port != 0 && port_wr != 0; }
 };
 
@@ -49,6 +51,8 @@ struct Server {
 Connection Open(const Server& s, uint16_t port) {
   ConnectOptions o;
   o.secret = s.secret;
+  o.ssl_ca = s.ssl_ca;
+  o.ssl_verify_server_cert = !s.ssl_ca.empty();
   o.io_timeout = std::chrono::seconds(20);
   Result<Connection> c = Connection::Connect(s.host, port, o);
   EXPECT_TRUE(c.ok()) << c.error().ToString();
@@ -258,6 +262,7 @@ TEST(Live, pool_routes_reads_and_writes_and_reopens_indexes_by_itself) {
   PoolOptions o;
   o.readers.push_back({server.host, server.port, server.secret});
   o.writers.push_back({server.host, server.port_wr, server.secret});
+  o.connect.ssl_ca = server.ssl_ca;
   Pool pool(o);
   ASSERT_TRUE(pool.Insert(kItems, {400, 4, "pool", 4, nullptr}).ok());  // readonly if misrouted
   Result<Rows> rows = pool.Find(kItems, Query("=", {400}));

@@ -12,7 +12,7 @@ namespace {
 
 TEST(WireErrors, every_error_has_a_distinct_word_and_a_meaning) {
   std::set<std::string> words;
-  for (int e = 0; e <= static_cast<int>(WireError::kAuthType); ++e) {
+  for (int e = 0; e <= static_cast<int>(WireError::kTlsRequired); ++e) {
     const WireErrorInfo& info = Describe(static_cast<WireError>(e));
     EXPECT_FALSE(info.word.empty()) << e;
     EXPECT_FALSE(info.meaning.empty()) << info.word;

@@ -83,6 +83,35 @@ TEST_F(ClientConnectionTest, a_line_over_the_limit_answers_linelen_and_closes) {
   EXPECT_TRUE(conn_->ending());
 }
 
+TEST_F(ClientConnectionTest, a_tls_handshake_while_tls_is_off_closes_and_is_counted) {
+  Open(false);
+  ASSERT_EQ(::write(client_, "\x16\x03\x01", 3), 3);
+  char scratch[4096];
+  EXPECT_FALSE(conn_->ReadOnce(scratch, sizeof scratch));
+  EXPECT_FALSE(conn_->tls());
+  EXPECT_EQ(stats_.tls_handshakes_failed.Get(), 1u);
+}
+
+TEST_F(ClientConnectionTest, plain_text_answers_tlsrequired_once_and_ends_when_tls_is_required) {
+  ServerTunables tunables;
+  tunables.require_secure_transport = true;
+  Open(false);
+  listener_->UseTls(nullptr, &tunables);
+  ASSERT_EQ(Feed("0\t=\t1\t5\n0\t=\t1\t6\n"), 1u);
+  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("tlsrequired"));
+  EXPECT_TRUE(conn_->ending());
+  EXPECT_FALSE(conn_->tls());
+}
+
+TEST_F(ClientConnectionTest, plain_text_is_served_when_tls_is_not_required) {
+  ServerTunables tunables;
+  Open(false);
+  listener_->UseTls(nullptr, &tunables);
+  ASSERT_EQ(Feed("0\t=\t1\t5\n"), 1u);
+  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
+  EXPECT_FALSE(conn_->ending());
+}
+
 TEST_F(ClientConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_limit) {
   Open(false);
   EXPECT_EQ(Feed(std::string(40, 'x'), 64), 0u);

@@ -1,6 +1,7 @@
 """Sockets that send request lines and read answer lines: `Socket` (non-blocking,
 for Connection, under its lock) and `AsyncSocket` (asyncio streams, for
-AsyncConnection, under its asyncio lock).
+AsyncConnection, under its asyncio lock). Either may speak TLS (`tls_context`): the
+handshake follows the TCP connection, within the connect timeout.
 
 They know lines, not their meaning. `exchange` is the hot path of every request: it
 writes the whole batch and reads answer lines at the same time, so a pipeline larger
@@ -12,11 +13,31 @@ the socket, since the answers after it can no longer be matched to requests.
 import asyncio
 import selectors
 import socket
-from typing import List, Optional, Tuple
+import ssl as _ssl
+from typing import List, Optional, Tuple, Union
 
 from .errors import IoError
 
 _READ_CHUNK = 65536
+
+
+def tls_context(ssl: Union[bool, _ssl.SSLContext, None],
+                ssl_ca: Optional[str]) -> Optional[_ssl.SSLContext]:
+    """The context a connection's TLS uses, from the connection's arguments: `ssl`
+    True (the server's certificate is not checked), an SSLContext (used as it is),
+    or `ssl_ca`, a CA file (PEM) the server's certificate must be signed by."""
+    if isinstance(ssl, _ssl.SSLContext):
+        return ssl
+    if ssl_ca:
+        ctx = _ssl.create_default_context(cafile=ssl_ca)
+        ctx.check_hostname = False
+        return ctx
+    if ssl:
+        ctx = _ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = _ssl.CERT_NONE
+        return ctx
+    return None
 
 
 def _why(e: OSError) -> str:
@@ -40,13 +61,22 @@ def _take_lines(received: bytearray, lines: List[bytes], count: int) -> None:
 class Socket:
     """One TCP connection; `exchange` and `looks_alive` may close it."""
 
-    def __init__(self, host: str, port: int, connect_timeout: float, io_timeout: float) -> None:
-        """Connects (every address of `host` in turn); raises IoError."""
+    def __init__(self, host: str, port: int, connect_timeout: float, io_timeout: float,
+                 tls: Optional[_ssl.SSLContext] = None) -> None:
+        """Connects (every address of `host` in turn), then makes the TLS handshake
+        when `tls` is given; raises IoError."""
         try:
             self._sock: Optional[socket.socket] = socket.create_connection(
                 (host, port), timeout=connect_timeout)
         except OSError as e:
             raise IoError(f"cannot connect to {host}:{port}: {_why(e)}") from e
+        if tls is not None:
+            try:
+                self._sock = tls.wrap_socket(self._sock, server_hostname=host)
+            except OSError as e:
+                self._sock.close()
+                raise IoError(f"TLS handshake with {host}:{port} failed: {_why(e)}") from e
+        self._tls = tls is not None
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._sock.setblocking(False)
         self._selector = selectors.DefaultSelector()
@@ -90,13 +120,19 @@ class Socket:
             if pending and not send_error:
                 try:
                     pending = pending[sock.send(pending):]
-                except BlockingIOError:
+                except (BlockingIOError, _ssl.SSLWantReadError, _ssl.SSLWantWriteError):
                     pass
                 except OSError as e:
                     send_error = _why(e)
             _take_lines(self._in, lines, count)
             if len(lines) == count and not pending:
                 break
+            # Guide: what TLS decrypted already is read without waiting.
+            if isinstance(sock, _ssl.SSLSocket) and sock.pending():
+                error = self._fill(sock)
+                if error:
+                    return self._fail(error)
+                continue
             # Guide: wait until the socket can take more bytes or has some to give.
             sending = bool(pending) and not send_error
             events = selectors.EVENT_READ | (selectors.EVENT_WRITE if sending else 0)
@@ -118,7 +154,7 @@ class Socket:
         """Reads what has arrived; returns why the connection ended, or ''."""
         try:
             data = sock.recv(_READ_CHUNK)
-        except BlockingIOError:
+        except (BlockingIOError, _ssl.SSLWantReadError, _ssl.SSLWantWriteError):
             return ""
         except OSError as e:
             return _why(e)
@@ -135,6 +171,12 @@ class Socket:
         """Cheap check without a round trip: False (and closed) when the peer has
         closed or reset the connection, or sent bytes no request asked for."""
         if self._sock is None:
+            return False
+        if self._tls:  # the server sends nothing unasked: a readable socket is its end
+            if not (isinstance(self._sock, _ssl.SSLSocket) and self._sock.pending()) \
+                    and not self._selector.select(0):
+                return True
+            self.close()
             return False
         try:
             self._sock.recv(1, socket.MSG_PEEK)
@@ -158,11 +200,14 @@ class AsyncSocket:
 
     @classmethod
     async def connect(cls, host: str, port: int, connect_timeout: float,
-                      io_timeout: float) -> "AsyncSocket":
-        """Connects (asyncio sets TCP_NODELAY); raises IoError."""
+                      io_timeout: float,
+                      tls: Optional[_ssl.SSLContext] = None) -> "AsyncSocket":
+        """Connects (asyncio sets TCP_NODELAY), over TLS when `tls` is given; raises
+        IoError."""
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port),
-                                                    connect_timeout)
+            opening = (asyncio.open_connection(host, port, ssl=tls, server_hostname=host)
+                       if tls is not None else asyncio.open_connection(host, port))
+            reader, writer = await asyncio.wait_for(opening, connect_timeout)
         except asyncio.TimeoutError as e:
             raise IoError(f"cannot connect to {host}:{port}: timeout") from e
         except OSError as e:

@@ -13,6 +13,7 @@ of their own. Both belong to the event loop that made them; neither is thread-sa
 
 import asyncio
 import contextlib
+from ssl import SSLContext
 from types import TracebackType
 from typing import AsyncIterator, Optional, Sequence, Tuple, Type, Union
 
@@ -20,7 +21,7 @@ from . import _login
 from ._requests import AsyncRequests
 from ._router import EndpointLike, Role, Router
 from ._session import IndexTable, Plan, failed
-from ._transport import AsyncSocket
+from ._transport import AsyncSocket, tls_context
 from .batch import Batch, BatchResult
 from .errors import Error, IoError, UsageError
 
@@ -44,12 +45,15 @@ class AsyncConnection(AsyncRequests):
                       secret: Optional[Union[str, bytes]] = None,
                       user: Optional[Union[str, bytes]] = None,
                       password: Union[str, bytes] = "",
-                      raw: bool = False) -> "AsyncConnection":
-        """Connects, authenticates with `secret` when given, then logs in as `user`
-        when given. Raises IoError when it cannot connect and ServerError when the
-        secret or the login is refused."""
-        conn = cls(host, port, await AsyncSocket.connect(host, port, connect_timeout, timeout),
-                   raw)
+                      raw: bool = False, ssl: Union[bool, SSLContext] = False,
+                      ssl_ca: Optional[str] = None) -> "AsyncConnection":
+        """Connects (over TLS with `ssl` or `ssl_ca`, as Connection), authenticates
+        with `secret` when given, then logs in as `user` when given. Raises IoError
+        when it cannot connect and ServerError when the secret or the login is
+        refused."""
+        tls = tls_context(ssl, ssl_ca)
+        conn = cls(host, port,
+                   await AsyncSocket.connect(host, port, connect_timeout, timeout, tls), raw)
         try:
             if secret:
                 await conn.auth(secret)
@@ -139,7 +143,8 @@ class AsyncPool(AsyncRequests):
                  connect_timeout: float = 3.0, user: Optional[Union[str, bytes]] = None,
                  password: Union[str, bytes] = "", raw: bool = False,
                  max_idle_per_endpoint: int = 8, min_backoff: float = 0.1,
-                 max_backoff: float = 10.0) -> None:
+                 max_backoff: float = 10.0, ssl: Union[bool, SSLContext] = False,
+                 ssl_ca: Optional[str] = None) -> None:
         self._router: Router[AsyncConnection] = Router(readers, writers,
                                                        max_idle_per_endpoint, min_backoff,
                                                        max_backoff)
@@ -148,6 +153,8 @@ class AsyncPool(AsyncRequests):
         self._timeout = timeout
         self._connect_timeout = connect_timeout
         self._raw = raw
+        self._ssl = ssl
+        self._ssl_ca = ssl_ca
         self._closed = False
 
     @contextlib.asynccontextmanager
@@ -189,7 +196,8 @@ class AsyncPool(AsyncRequests):
             conn = await AsyncConnection.connect(
                 endpoint.host, endpoint.port, timeout=self._timeout,
                 connect_timeout=self._connect_timeout, secret=endpoint.secret,
-                user=self._user, password=self._password, raw=self._raw)
+                user=self._user, password=self._password, raw=self._raw, ssl=self._ssl,
+                ssl_ca=self._ssl_ca)
         except IoError:
             self._router.connect_failed(at)
             raise

@@ -13,13 +13,14 @@ a Pool do it. Thread-safe: requests from several threads are serialized by a loc
 """
 
 import threading
+from ssl import SSLContext
 from types import TracebackType
 from typing import Optional, Sequence, Type, Union
 
 from . import _login
 from ._requests import Requests
 from ._session import IndexTable, Plan, failed
-from ._transport import Socket
+from ._transport import Socket, tls_context
 from .batch import Batch, BatchResult
 from .errors import Error, IoError
 
@@ -31,20 +32,22 @@ class Connection(Requests):
     the connection is closed with an IoError); `connect_timeout` bounds connecting.
     With `secret`, the connection authenticates (`A 1 <secret>`) before returning;
     with `user`, it then logs in to that MariaDB account with `password` (`login`),
-    and keeps neither. Values come back as str (UTF-8, with bytes that are not UTF-8
-    kept by surrogateescape), or as bytes with `raw=True`; NULL is None. Raises
-    IoError when it cannot connect and ServerError when the secret or the login is
-    refused.
+    and keeps neither. TLS: `ssl=True` (the server's certificate is not checked),
+    `ssl_ca=<CA file>` (it must be signed by that CA), or `ssl=<ssl.SSLContext>` for
+    full control. Values come back as str (UTF-8, with bytes that are not UTF-8 kept
+    by surrogateescape), or as bytes with `raw=True`; NULL is None. Raises IoError
+    when it cannot connect and ServerError when the secret or the login is refused.
     """
 
     def __init__(self, host: str, port: int, *, timeout: float = 30.0,
                  connect_timeout: float = 3.0, secret: Optional[Union[str, bytes]] = None,
                  user: Optional[Union[str, bytes]] = None,
-                 password: Union[str, bytes] = "", raw: bool = False) -> None:
+                 password: Union[str, bytes] = "", raw: bool = False,
+                 ssl: Union[bool, SSLContext] = False, ssl_ca: Optional[str] = None) -> None:
         self.host = host
         self.port = port
         self.raw = raw
-        self._socket = Socket(host, port, connect_timeout, timeout)
+        self._socket = Socket(host, port, connect_timeout, timeout, tls_context(ssl, ssl_ca))
         self._indexes = IndexTable()
         self._lock = threading.Lock()
         try:

@@ -69,8 +69,10 @@ EXPLANATIONS: Dict[Tuple[int, str], str] = {
     (3, "expired"): "the account's password has expired; change it with SQL",
     (3, "authplugin"): "the account authenticates with a plugin rowsocket cannot check "
                        "(only mysql_native_password accounts can log in)",
-    (3, "tlsrequired"): "this needs a TLS connection (a password in clear, or "
-                        "rowsocket_require_secure_transport)",
+    (3, "tlsrequired"): "this needs a TLS connection: a password in clear (A 4), an "
+                        "account that REQUIRE SSL, or any request while "
+                        "rowsocket_require_secure_transport=ON (the server then closes "
+                        "the connection)",
     (3, "maxconn"): "the account has as many connections as MAX_USER_CONNECTIONS "
                     "(or max_user_connections) allows",
     (3, "denied"): "the account lacks the privilege this request needs (GRANT)",

@@ -19,6 +19,7 @@ guards the shared state and is never held across network I/O.
 
 import contextlib
 import threading
+from ssl import SSLContext
 from types import TracebackType
 from typing import Iterator, Optional, Sequence, Tuple, Type, Union
 
@@ -34,9 +35,10 @@ class Pool(Requests):
     """Connections to `readers` (e.g. port 9998 of each replica) and `writers` (e.g.
     port 9999 of the primary), each an Endpoint or a (host, port[, secret]) tuple.
 
-    `timeout`, `connect_timeout` and `raw` are those of each Connection; with `user`,
-    every new connection logs in to that MariaDB account with `password` (which the
-    pool keeps for that; a secret belongs to an endpoint instead). At most
+    `timeout`, `connect_timeout`, `raw`, `ssl` and `ssl_ca` are those of each
+    Connection; with `user`, every new connection logs in to that MariaDB account
+    with `password` (which the pool keeps for that; a secret belongs to an endpoint
+    instead). At most
     `max_idle_per_endpoint` idle connections are kept per endpoint. Request methods
     take an Index (ids belong to one connection: use `connection()` for those).
     """
@@ -46,7 +48,8 @@ class Pool(Requests):
                  connect_timeout: float = 3.0, user: Optional[Union[str, bytes]] = None,
                  password: Union[str, bytes] = "", raw: bool = False,
                  max_idle_per_endpoint: int = 8, min_backoff: float = 0.1,
-                 max_backoff: float = 10.0) -> None:
+                 max_backoff: float = 10.0, ssl: Union[bool, SSLContext] = False,
+                 ssl_ca: Optional[str] = None) -> None:
         self._router: Router[Connection] = Router(readers, writers, max_idle_per_endpoint,
                                                   min_backoff, max_backoff)
         self._user = user
@@ -54,6 +57,8 @@ class Pool(Requests):
         self._timeout = timeout
         self._connect_timeout = connect_timeout
         self._raw = raw
+        self._ssl = ssl
+        self._ssl_ca = ssl_ca
         self._lock = threading.Lock()
         self._closed = False
 
@@ -105,7 +110,8 @@ class Pool(Requests):
         try:
             conn = Connection(endpoint.host, endpoint.port, timeout=self._timeout,
                               connect_timeout=self._connect_timeout, secret=endpoint.secret,
-                              user=self._user, password=self._password, raw=self._raw)
+                              user=self._user, password=self._password, raw=self._raw,
+                              ssl=self._ssl, ssl_ca=self._ssl_ca)
         except IoError:
             with self._lock:
                 self._router.connect_failed(at)

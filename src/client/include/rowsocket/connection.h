@@ -42,6 +42,15 @@ struct ConnectOptions {
   // keep the password once connected.
   std::string user;
   std::string password;
+  // TLS (the names of the mariadb client's options). `ssl`: speak TLS; the
+  // handshake follows the TCP connection, within connect_timeout. `ssl_ca`: a PEM
+  // file of the CA the server's certificate must be signed by (and implies `ssl`);
+  // empty: the certificate is not verified, unless `ssl_verify_server_cert`, which
+  // also checks that the certificate names the host connected to (against the
+  // system's CAs when `ssl_ca` is empty).
+  bool ssl = false;
+  std::string ssl_ca;
+  bool ssl_verify_server_cert = false;
 };
 
 class Connection {
