@@ -89,7 +89,8 @@ install_packages() {
   done
   # perl, libperl-dev, libdbi-perl and libdbd-mariadb-perl: the original HandlerSocket's
   # Perl client and regression tests, run against rowsocket (scripts/build-hs-clients.sh).
-  # libssl-dev: TLS (OpenSSL 3, the one mariadbd links); openssl: test_tls.py makes its certificates.
+  # libssl-dev: TLS and the SHA1 of account login (OpenSSL 3, the one mariadbd links);
+  # openssl: test_tls.py makes its certificates.
   local tools=(cmake g++ make dpkg-dev clang libclang-rt-14-dev pkg-config libgtest-dev libgmock-dev libedit-dev netcat-openbsd
                libssl-dev openssl
                python3 python3-pytest python3-pymysql python3-pip python3-setuptools python3-wheel

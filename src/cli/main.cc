@@ -1,10 +1,11 @@
 // rowsocket-cli: a command-line client for rowsocket and HandlerSocket servers.
 //
-// main() reads the options (mariadb-client style: -h -P, plus --port-wr and
-// --secret), then runs one of three loops over a Session: the -e commands (one-shot,
-// for scripts), lines from a terminal through libedit (interactive), or lines from
-// a pipe (batch). Exit status 0 when every command succeeded, 1 when one failed
-// (the CLI stops there unless --force), 2 for bad options. Single-threaded.
+// main() reads the options (mariadb-client style: -h -P -u -p, plus --port-wr and
+// --secret), asks for the password when a bare -p says so, then runs one of three
+// loops over a Session: the -e commands (one-shot, for scripts), lines from a
+// terminal through libedit (interactive), or lines from a pipe (batch). Exit status
+// 0 when every command succeeded, 1 when one failed (the CLI stops there unless
+// --force), 2 for bad options. Single-threaded.
 #include <getopt.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "command.h"
 #include "line_editor.h"
+#include "password_prompt.h"
 #include "session.h"
 
 namespace rowsocket {
@@ -28,6 +30,9 @@ const char kUsage[] =
     "  -W, --port-wr=PORT       write listener (9999; 0 for none)\n"
     "      --secret=S           secret for A 1 <S> on the read listener\n"
     "      --secret-wr=S        secret for the write listener (default: --secret)\n"
+    "  -u, --user=USER          MariaDB account to log in to on both listeners (and\n"
+    "                           for SQL)\n"
+    "  -p, --password[=P]       its password; without a value, asked on the terminal\n"
     "      --ssl                TLS to both listeners (the server's certificate unchecked)\n"
     "      --ssl-ca=FILE        TLS, the server's certificate signed by this CA (PEM)\n"
     "      --ssl-verify-server-cert  TLS, and the certificate must name --host\n"
@@ -46,13 +51,12 @@ const char kUsage[] =
     "                           as the mariadb client finds it: the [client] group of\n"
     "                           the option files, else the local default socket)\n"
     "      --sql-port=PORT      SQL port (on --sql-host, default --host), likewise\n"
-    "  -u, --user=USER          SQL user           --password=P  SQL password\n"
     "      --history-file=PATH  (default $ROWSOCKET_HISTFILE or ~/.rowsocket_history; '' for none)\n"
     "  -V, --version            -?, --help\n";
 
 enum LongOnly {
   kSecret = 1000, kSecretWr, kRaw, kColumnNames, kNoTiming, kConnectTimeout, kTimeout,
-  kSqlSocket, kSqlPort, kSqlHost, kPassword, kHistoryFile, kHelp, kSsl, kSslCa,
+  kSqlSocket, kSqlPort, kSqlHost, kHistoryFile, kHelp, kSsl, kSslCa,
   kSslVerifyServerCert,
 };
 
@@ -62,6 +66,12 @@ bool ParsePort(const char* text, uint16_t* port) {
   if (*text == '\0' || *end != '\0' || v < 0 || v > 65535) return false;
   *port = static_cast<uint16_t>(v);
   return true;
+}
+
+// Overwrites a password given on the command line, so that ps shows x's instead (as
+// the mariadb client does).
+void HideArgument(char* arg) {
+  for (; *arg != '\0'; ++arg) *arg = 'x';
 }
 
 std::string DefaultHistoryFile() {
@@ -85,6 +95,7 @@ int RunLines(Session* session, bool force, bool (*next)(void*, std::string*), vo
 int Main(int argc, char** argv) {
   CliOptions o;
   bool secret_wr_given = false, force = false, format_given = false;
+  bool password_given = false, ask_password = false;
   std::string execute, history_file = DefaultHistoryFile();
   bool has_execute = false;
   std::string sql_host;
@@ -105,12 +116,12 @@ int Main(int argc, char** argv) {
       {"sql-socket", required_argument, nullptr, kSqlSocket},
       {"sql-port", required_argument, nullptr, kSqlPort},
       {"sql-host", required_argument, nullptr, kSqlHost},
-      {"user", required_argument, nullptr, 'u'},   {"password", required_argument, nullptr, kPassword},
+      {"user", required_argument, nullptr, 'u'},   {"password", optional_argument, nullptr, 'p'},
       {"history-file", required_argument, nullptr, kHistoryFile},
       {"version", no_argument, nullptr, 'V'},      {"help", no_argument, nullptr, kHelp},
       {nullptr, 0, nullptr, 0}};
   int opt;
-  while ((opt = getopt_long(argc, argv, "h:P:W:D:e:BtEfu:V?", kLong, nullptr)) != -1) {
+  while ((opt = getopt_long(argc, argv, "h:P:W:D:e:BtEfu:p::V?", kLong, nullptr)) != -1) {
     switch (opt) {
       case 'h': o.host = optarg; host_given = true; break;
       case 'P': if (!ParsePort(optarg, &o.port)) { std::cerr << "bad --port\n"; return 2; } break;
@@ -134,8 +145,17 @@ int Main(int argc, char** argv) {
       case kSqlSocket: o.sql.socket = optarg; break;
       case kSqlPort: o.sql.port = static_cast<unsigned>(std::atoi(optarg)); break;
       case kSqlHost: sql_host = optarg; break;
-      case 'u': o.sql.user = optarg; break;
-      case kPassword: o.sql.password = optarg; break;
+      case 'u': o.user = optarg; break;
+      case 'p':
+        password_given = true;
+        if (optarg == nullptr) {
+          ask_password = true;
+        } else {
+          o.password = optarg;
+          ask_password = false;
+          HideArgument(optarg);
+        }
+        break;
       case kHistoryFile: history_file = optarg; break;
       case 'V': std::cout << "rowsocket-cli 0.1.0\n"; return 0;
       case kHelp: std::cout << kUsage; return 0;
@@ -147,6 +167,13 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (!secret_wr_given) o.secret_wr = o.secret;
+  if (ask_password && !PromptPassword("Enter password: ", &o.password)) {
+    std::cerr << "cannot ask for the password: no terminal (give -pPASSWORD)\n";
+    return 2;
+  }
+  // The account serves SQL too (column names for auto-open), as mariadb would use it.
+  if (!o.user.empty()) o.sql.user = o.user;
+  if (password_given) o.sql.password = o.password;
   // SQL lives where the listeners are: on --host when it names another machine or
   // a port was given; otherwise the local server, found as the mariadb client finds it.
   const bool local = !host_given || o.host == "127.0.0.1" || o.host == "localhost";

@@ -31,6 +31,8 @@ client::PoolOptions PoolOptionsFor(const CliOptions& o) {
   if (o.port_wr != 0) p.writers.push_back({o.host, o.port_wr, o.secret_wr});
   p.connect.connect_timeout = o.connect_timeout;
   p.connect.io_timeout = o.io_timeout;
+  p.connect.user = o.user;
+  p.connect.password = o.password;
   p.connect.ssl = o.ssl;
   p.connect.ssl_ca = o.ssl_ca;
   p.connect.ssl_verify_server_cert = o.ssl_verify_server_cert;
@@ -312,6 +314,8 @@ bool Session::RunRaw(const std::string& line) {
     o.connect_timeout = options_.connect_timeout;
     o.io_timeout = options_.io_timeout;
     o.secret = raw_to_writer_ ? options_.secret_wr : options_.secret;
+    o.user = options_.user;
+    o.password = options_.password;
     o.ssl = options_.ssl;
     o.ssl_ca = options_.ssl_ca;
     o.ssl_verify_server_cert = options_.ssl_verify_server_cert;

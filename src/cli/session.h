@@ -32,6 +32,8 @@ struct CliOptions {
   uint16_t port_wr = 9999;   // write listener; 0: none
   std::string secret;        // for the read listener
   std::string secret_wr;     // for the write listener
+  std::string user;          // MariaDB account both listeners log in to; empty: none
+  std::string password;      // its password
   std::string database;      // `use` database at start
   bool interactive = false;  // status lines, timings, table format by default
   Format format = Format::kTab;

@@ -7,6 +7,8 @@
 // a hidden open fails, the requests that relied on it get its error instead of the
 // `stmtnum` the server gives them. Then one Socket::Exchange sends all lines and
 // feeds the answers, in order, to a sink that turns each into its Reply.
+// Login is the exception: its second request needs the first one's answer (the
+// nonce), so it runs two exchanges of one `A` line each.
 // Runs on the thread that uses the Connection.
 #include "rowsocket/connection.h"
 
@@ -15,7 +17,9 @@
 #include <optional>
 #include <unordered_map>
 
+#include "native_password.h"
 #include "protocol/answer.h"
+#include "protocol/codec.h"
 #include "reply.h"
 #include "socket.h"
 
@@ -84,6 +88,9 @@ struct Connection::Impl {
   IndexTable indexes;
   std::string out;             // the lines of the batch being sent
   ::rowsocket::Answer answer;  // reused for every answer line
+
+  // Sends one `A` line and reads its answer; `nonce` receives A 2's nonce.
+  Status AuthRequest(std::string_view line, std::string* nonce);
 };
 
 namespace {
@@ -130,6 +137,32 @@ class ReplySink : public LineSink {
   size_t received_ = 0;
 };
 
+// Reads the answer to one `A` request: `0 1 <nonce>` after A 2 (when `nonce` is set),
+// `0 1` after the others, or an error.
+class AuthSink : public LineSink {
+ public:
+  AuthSink(::rowsocket::Answer* answer, std::string* nonce) : answer_(answer), nonce_(nonce) {}
+
+  bool OnLine(char* line, size_t size) override {
+    if (!::rowsocket::ParseAnswer(line, size, answer_)) return false;
+    if (nonce_ != nullptr && answer_->ok()) {
+      if (answer_->count != 1 || answer_->values.size() != 1 || answer_->values[0].is_null) {
+        return false;
+      }
+      nonce_->assign(answer_->values[0].view());
+      return true;
+    }
+    return ToReply(RequestKind::kAuth, *answer_, &reply_);
+  }
+
+  const Result<Reply>& reply() const { return reply_; }
+
+ private:
+  ::rowsocket::Answer* answer_;
+  std::string* nonce_;
+  Result<Reply> reply_ = Reply();
+};
+
 class LineCollector : public LineSink {
  public:
   explicit LineCollector(std::vector<std::string>* lines) : lines_(lines) {}
@@ -155,12 +188,17 @@ Result<Connection> Connection::Connect(const std::string& host, uint16_t port,
   impl->host = host;
   impl->port = port;
   impl->options = options;
+  Wipe(&impl->options.password);  // Login below reads `options`; keep no copy
   Status s = impl->socket.Connect(host, port, options);
   if (!s.ok()) return s.error();
   Connection conn(std::move(impl));
   if (!options.secret.empty()) {
     Status auth = conn.Auth(options.secret);
     if (!auth.ok()) return auth.error();
+  }
+  if (!options.user.empty()) {
+    Status login = conn.Login(options.user, options.password);
+    if (!login.ok()) return login.error();
   }
   return Result<Connection>(std::move(conn));
 }
@@ -264,6 +302,36 @@ Status Connection::Auth(std::string_view secret) {
   Result<Reply> r = First(Execute(b));
   if (!r.ok()) return r.error();
   return Status();
+}
+
+Status Connection::Impl::AuthRequest(std::string_view line, std::string* nonce) {
+  AuthSink sink(&answer, nonce);
+  Status s = socket.Exchange(line, 1, &sink, options.io_timeout);
+  if (!socket.is_open()) indexes.Clear();
+  if (!s.ok()) return s;
+  if (!sink.reply().ok()) return sink.reply().error();
+  return Status();
+}
+
+Status Connection::Login(std::string_view user, std::string_view password) {
+  Impl& m = *impl_;
+  // Guide: A 2 <user> answers a nonce.
+  std::string line = "A\t2\t";
+  ::rowsocket::AppendEncoded(&line, user);
+  line.push_back('\n');
+  std::string nonce;
+  Status s = m.AuthRequest(line, &nonce);
+  if (!s.ok()) return s;
+  // Guide: A 3 <user> <response> proves the password without sending it.
+  std::string response;
+  if (!NativePasswordResponse(password, nonce, &response)) {
+    Close();
+    return Error::Io("malformed answer: a nonce that is not 40 hex digits");
+  }
+  line = "A\t3\t";
+  ::rowsocket::AppendEncoded(&line, user);
+  line.append("\t").append(response).push_back('\n');
+  return m.AuthRequest(line, nullptr);
 }
 
 Status Connection::OpenIndex(uint32_t id, const Index& index) {

@@ -47,15 +47,27 @@ def create_client_tables(sql):
     sql.create_table("client_bin", "k VARBINARY(32) PRIMARY KEY, v BLOB NULL")
 
 
-def run_live_tests(target, gtest_filter, secret="", pid=None, ssl_ca=""):
+def listed_live_tests(suite):
+    """The names of the C++ live tests of `suite` ("Live", "Account", ...)."""
+    listed = subprocess.run([program(LIVE_TESTS), "--gtest_list_tests",
+                             f"--gtest_filter={suite}.*"],
+                            stdout=subprocess.PIPE, text=True, check=True).stdout
+    return [line.strip() for line in listed.splitlines() if line.startswith("  ")]
+
+
+def run_live_tests(target, gtest_filter, secret="", pid=None, ssl_ca="", user="",
+                   password=""):
     """Runs the C++ live tests against `target`; fails with their output if one fails.
-    `ssl_ca`: they connect over TLS, verifying the server against this CA."""
+    `ssl_ca`: they connect over TLS, verifying the server against this CA. `user` and
+    `password`: the MariaDB account the Account tests log in to."""
     env = dict(os.environ,
                ROWSOCKET_TEST_HOST="127.0.0.1",
                ROWSOCKET_TEST_PORT=str(target.port),
                ROWSOCKET_TEST_PORT_WR=str(target.port_wr),
                ROWSOCKET_TEST_SECRET=secret,
-               ROWSOCKET_TEST_SSL_CA=ssl_ca)
+               ROWSOCKET_TEST_SSL_CA=ssl_ca,
+               ROWSOCKET_TEST_USER=user,
+               ROWSOCKET_TEST_PASSWORD=password)
     if pid is not None:
         env["ROWSOCKET_TEST_MARIADBD_PID"] = str(pid)
     result = subprocess.run([program(LIVE_TESTS), f"--gtest_filter={gtest_filter}",

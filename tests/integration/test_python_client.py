@@ -14,6 +14,7 @@ see what the client sent or to cut its connections.
 
 import asyncio
 import decimal
+import hashlib
 import importlib.util
 import os
 import re
@@ -37,6 +38,7 @@ import rowsocket  # noqa: E402  (imported from the source tree above)
 import rowsocket.aio  # noqa: E402
 from rowsocket import Modify, Where, While  # noqa: E402
 from rowsocket import _codec  # noqa: E402  (the codec's own unit tests)
+from rowsocket import _login  # noqa: E402  (the login scramble's own unit tests)
 
 pytestmark = targets.rowsocket_only
 
@@ -286,6 +288,134 @@ def test_explanations_are_the_servers_and_librowsocket_words():
 def test_an_unknown_engine_error_number_is_still_explained():
     assert rowsocket.explain(1, "4242") == "storage engine or SQL error number (see perror)"
     assert rowsocket.explain(2, "nonsense") == ""
+
+
+# -- account login: the scramble and the exchange (no server needed) -------------------
+
+# Responses computed apart from the client (the formula by hand with hashlib, the same
+# vectors as librowsocket's unit test): SHA1(pw) XOR SHA1(nonce + SHA1(SHA1(pw))).
+COUNTING_NONCE = b"000102030405060708090a0b0c0d0e0f10111213"
+RANDOM_NONCE = b"f3a9c2e07b5d1148a6e2907fcd3318b0e45a7c21"
+PW_RESPONSE = b"09870633c1fe3ba1515b7473abf7b736710e5e73"  # "pw", RANDOM_NONCE
+
+
+@pytest.mark.parametrize("password, nonce, response", [
+    ("pw", COUNTING_NONCE, b"c240bb20be464e6a00310bf70095910c89d96cbe"),
+    (b"pw", RANDOM_NONCE, PW_RESPONSE),
+    ("", COUNTING_NONCE, b"767be93ed197083818f15db91fd7d52407ad353e"),
+    (b"", RANDOM_NONCE, b"dbec0c7cc7b4fda0a65ebad58a4c97e15d31d83e"),
+    ("pässwörd", COUNTING_NONCE, b"8a70fa1ac58f05e75a7b1461f870c6bf88ab0732"),
+    ("пароль", RANDOM_NONCE, b"42aaa66824151fe82bcc73fb6cbfc084c93ed1af"),
+    (b"\xff\x00\xfe tab\there", COUNTING_NONCE, b"c82da84506c275e7f88ff1e9a8da55c021eea64f"),
+    (b"pw", RANDOM_NONCE.upper(), PW_RESPONSE),
+])
+def test_the_login_response_is_the_mysql_native_password_scramble(password, nonce, response):
+    assert _login.native_password_response(password, nonce) == response
+
+
+def test_the_scramble_checks_out_against_the_hash_mariadb_stores():
+    # What the server does with it: SHA1(response XOR SHA1(nonce + stored)) == stored,
+    # where stored is PASSWORD('pw') without its '*'.
+    stored = bytes.fromhex("D821809F681A40A6E379B50D0463EFAE20BDD122")
+    mask = hashlib.sha1(bytes.fromhex(RANDOM_NONCE.decode()) + stored).digest()
+    stage1 = bytes(a ^ b for a, b in zip(bytes.fromhex(PW_RESPONSE.decode()), mask))
+    assert hashlib.sha1(stage1).digest() == stored
+
+
+@pytest.mark.parametrize("nonce", [b"", b"00", COUNTING_NONCE[:-1], COUNTING_NONCE + b"00",
+                                   COUNTING_NONCE[:-1] + b"g", b"00 " + COUNTING_NONCE[3:]])
+def test_a_nonce_that_is_not_40_hex_digits_is_refused(nonce):
+    with pytest.raises(ValueError):
+        _login.native_password_response("pw", nonce)
+    with pytest.raises(rowsocket.IoError, match="nonce"):
+        _login.read_answer([b"0\t1\t" + nonce], None, nonce=True)
+
+
+def test_login_lines_escape_the_user_like_any_token():
+    assert _login.nonce_request("a\tb") == b"A\t2\ta\x01Ib\n"
+    assert _login.response_request("app", "pw", RANDOM_NONCE) == b"A\t3\tapp\t" + PW_RESPONSE + b"\n"
+
+
+def test_login_answers_are_read_by_step():
+    assert _login.read_answer([b"0\t1\t" + RANDOM_NONCE], None, nonce=True) == RANDOM_NONCE
+    assert _login.read_answer([b"0\t1"], None, nonce=False) == b""
+    with pytest.raises(rowsocket.ServerError) as caught:
+        _login.read_answer([b"3\t1\tunauth"], None, nonce=False)
+    assert (caught.value.code, caught.value.word) == (3, "unauth")
+    for line, nonce in [(b"0\t1", True), (b"0\t1\t\x00", True), (b"0\t1\tx", False),
+                        (b"hello", False)]:
+        with pytest.raises(rowsocket.IoError, match="malformed"):
+            _login.read_answer([line], None, nonce)
+
+
+class AccountListener:
+    """A scripted listener for account `app` with password `pw`: A 2 answers
+    RANDOM_NONCE, A 3 accepts PW_RESPONSE only, anything else answers `0 1`. Records
+    every line received."""
+
+    def __init__(self):
+        self._server = socket.create_server((HOST, 0))
+        self.port = self._server.getsockname()[1]
+        self.lines = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self._server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn):
+        with conn, conn.makefile("rb") as lines:
+            for line in lines:
+                line = line.rstrip(b"\n")
+                self.lines.append(line)
+                if line == b"A\t2\tapp":
+                    conn.sendall(b"0\t1\t" + RANDOM_NONCE + b"\n")
+                elif line.startswith(b"A\t3\t"):
+                    ok = line == b"A\t3\tapp\t" + PW_RESPONSE
+                    conn.sendall(b"0\t1\n" if ok else b"3\t1\tunauth\n")
+                else:
+                    conn.sendall(b"0\t1\n")
+
+    def close(self):
+        self._server.close()
+
+
+@pytest.fixture
+def account_listener():
+    listener = AccountListener()
+    yield listener
+    listener.close()
+
+
+def test_a_connection_logs_in_after_its_secret(account_listener):
+    with rowsocket.Connection(HOST, account_listener.port, secret="s", user="app",
+                              password="pw") as conn:
+        assert conn.connected
+    assert account_listener.lines == [b"A\t1\ts", b"A\t2\tapp",
+                                      b"A\t3\tapp\t" + PW_RESPONSE]
+    with pytest.raises(rowsocket.ServerError) as caught:
+        rowsocket.Connection(HOST, account_listener.port, user="app", password="nope")
+    assert (caught.value.code, caught.value.word) == (3, "unauth")
+
+
+def test_an_async_connection_and_pools_log_in_alike(account_listener):
+    async def run():
+        conn = await rowsocket.aio.AsyncConnection.connect(HOST, account_listener.port,
+                                                           user="app", password=b"pw")
+        conn.close()
+        async with rowsocket.aio.AsyncPool([(HOST, account_listener.port)], user="app",
+                                           password="pw") as pool:
+            async with pool.connection():
+                pass
+    asyncio.run(run())
+    with rowsocket.Pool([(HOST, account_listener.port)], user="app", password="pw") as pool:
+        with pool.connection():
+            pass
+    assert account_listener.lines == [b"A\t2\tapp", b"A\t3\tapp\t" + PW_RESPONSE] * 3
 
 
 # -- every request form, cross-checked with SQL ----------------------------------------

@@ -4,9 +4,9 @@
 // Not run by ctest directly: test_client_library.py (and test_client_auth.py,
 // test_client_server_loss.py) start a private server through the integration
 // harness, create the tables below, and run this binary with the server's address
-// in ROWSOCKET_TEST_HOST / _PORT / _PORT_WR (and _SECRET, _MARIADBD_PID, and
-// _SSL_CA: every connection speaks TLS and verifies the server against it). Without
-// them every test skips.
+// in ROWSOCKET_TEST_HOST / _PORT / _PORT_WR (and _SECRET, _MARIADBD_PID; _USER and
+// _PASSWORD for test_account_clients.py; _SSL_CA: every connection speaks TLS and
+// verifies the server against it). Without them every test skips.
 //   test.user          the sample table (row 101)
 //   test.client_items  id INT PK, grp INT, name VARCHAR, qty INT, note VARBINARY NULL,
 //                      KEY grp_id (grp, id); rows 1..5
@@ -38,6 +38,8 @@ struct Server {
   uint16_t port = static_cast<uint16_t>(std::atoi(Env("ROWSOCKET_TEST_PORT").c_str()));
   uint16_t port_wr = static_cast<uint16_t>(std::atoi(Env("ROWSOCKET_TEST_PORT_WR").c_str()));
   std::string secret = Env("ROWSOCKET_TEST_SECRET");
+  std::string user = Env("ROWSOCKET_TEST_USER");
+  std::string password = Env("ROWSOCKET_TEST_PASSWORD");
   std::string ssl_ca = Env("ROWSOCKET_TEST_SSL_CA");
   bool present() const { return !host.empty() && port != 0 && port_wr != 0; }
 };
@@ -287,9 +289,83 @@ TEST(Auth, secret_opens_the_door_and_a_wrong_one_does_not) {
   ASSERT_TRUE(anonymous.ok());
   Result<Rows> r = anonymous->Find(kUsers, Query("=", {101}));
   EXPECT_EQ(r.error().ToString(), "3 1 unauth (not authenticated: wrong or missing secret "
-                                  "(A 1 <secret>, --secret))");
+                                  "(A 1, --secret), or wrong account or password (A 3, A 4, "
+                                  "--user))");
   EXPECT_TRUE(anonymous->Auth(server.secret).ok());
   EXPECT_TRUE(anonymous->Find(kUsers, Query("=", {101})).ok());
+}
+
+#define REQUIRE_ACCOUNT()                                                  \
+  REQUIRE_SERVER();                                                        \
+  if (server.user.empty()) GTEST_SKIP() << "no ROWSOCKET_TEST_USER given"
+
+ConnectOptions AccountOptions(const Server& s) {
+  ConnectOptions o;
+  o.user = s.user;
+  o.password = s.password;
+  o.io_timeout = std::chrono::seconds(20);
+  return o;
+}
+
+TEST(Account, login_opens_both_listeners_to_finds_and_writes) {
+  REQUIRE_ACCOUNT();
+  Result<Connection> reader = Connection::Connect(server.host, server.port, AccountOptions(server));
+  ASSERT_TRUE(reader.ok()) << reader.error().ToString();
+  Result<Rows> rows = reader->Find(kUsers, Query("=", {101}));
+  ASSERT_TRUE(rows.ok()) << rows.error().ToString();
+  EXPECT_EQ((*rows)[0][0].str(), "Yukari Takeba");
+  Result<Connection> writer =
+      Connection::Connect(server.host, server.port_wr, AccountOptions(server));
+  ASSERT_TRUE(writer.ok()) << writer.error().ToString();
+  ASSERT_TRUE(writer->Insert(kItems, {500, 5, "account", 5, nullptr}).ok());
+  EXPECT_EQ(*writer->Remove(kItems, Query("=", {500})), 1u);
+}
+
+TEST(Account, pool_logs_in_every_connection) {
+  REQUIRE_ACCOUNT();
+  PoolOptions o;
+  o.readers.push_back({server.host, server.port});
+  o.writers.push_back({server.host, server.port_wr});
+  o.connect = AccountOptions(server);
+  Pool pool(o);
+  ASSERT_TRUE(pool.Insert(kItems, {501, 5, "pool", 5, nullptr}).ok());
+  Result<Rows> rows = pool.Find(kItems, Query("=", {501}));
+  ASSERT_TRUE(rows.ok()) << rows.error().ToString();
+  EXPECT_EQ((*rows)[0][2].str(), "pool");
+  EXPECT_EQ(*pool.Remove(kItems, Query("=", {501})), 1u);
+}
+
+TEST(Account, login_by_hand_after_connecting) {
+  REQUIRE_ACCOUNT();
+  Result<Connection> conn = Connection::Connect(server.host, server.port);
+  ASSERT_TRUE(conn.ok()) << conn.error().ToString();
+  Status s = conn->Login(server.user, server.password);
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  EXPECT_TRUE(conn->Find(kUsers, Query("=", {101})).ok());
+}
+
+TEST(Account, a_wrong_password_is_refused_with_unauth) {
+  REQUIRE_ACCOUNT();
+  ConnectOptions o = AccountOptions(server);
+  o.password += "-wrong";
+  Result<Connection> refused = Connection::Connect(server.host, server.port, o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(refused.error().is_server()) << refused.error().ToString();
+  EXPECT_EQ(refused.error().code(), 3);
+  EXPECT_EQ(refused.error().message(), "unauth");
+  o.user = "no-such-user";
+  refused = Connection::Connect(server.host, server.port, o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message(), "unauth");
+}
+
+TEST(Account, without_login_requests_are_refused) {
+  REQUIRE_ACCOUNT();
+  Result<Connection> anonymous = Connection::Connect(server.host, server.port);
+  ASSERT_TRUE(anonymous.ok());
+  Result<Rows> r = anonymous->Find(kUsers, Query("=", {101}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), 3);
 }
 
 TEST(ServerLoss, server_killed_mid_pipeline_fails_the_batch_with_io_errors) {

@@ -256,6 +256,96 @@ TEST(Connection, secret_is_sent_before_anything_else) {
   EXPECT_EQ(refused.error().message(), "unauth");
 }
 
+// An account `app` with password `pw`, logging in as the wire contract says: A 2
+// answers a fixed nonce, A 3 wants its scramble (computed apart, with Python's hashlib).
+constexpr const char* kNonce = "f3a9c2e07b5d1148a6e2907fcd3318b0e45a7c21";
+constexpr const char* kPwResponse = "09870633c1fe3ba1515b7473abf7b736710e5e73";
+
+std::string AccountAnswer(const std::string& line, int) {
+  if (line == "A\t1\tsecret") return "0\t1\n";
+  if (line == "A\t2\tapp") return std::string("0\t1\t") + kNonce + "\n";
+  if (line == std::string("A\t3\tapp\t") + kPwResponse) return "0\t1\n";
+  if (line.compare(0, 2, "A\t") == 0) return "3\t1\tunauth\n";
+  return SampleAnswer(line, 0);
+}
+
+TEST(Connection, login_answers_the_nonce_with_the_password_scramble) {
+  FakeServer server(AccountAnswer);
+  Connection conn = Connect(server);
+  Status s = conn.Login("app", "pw");
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  EXPECT_EQ(server.lines(), (std::vector<std::string>{
+                                "A\t2\tapp", std::string("A\t3\tapp\t") + kPwResponse}));
+  EXPECT_TRUE(conn.Find(kUsers, Query("=", {101})).ok());
+}
+
+TEST(Connection, wrong_password_is_a_server_error_and_the_connection_stays) {
+  FakeServer server(AccountAnswer);
+  Connection conn = Connect(server);
+  Status s = conn.Login("app", "wrong");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.error().is_server());
+  EXPECT_EQ(s.error().code(), 3);
+  EXPECT_EQ(s.error().message(), "unauth");
+  EXPECT_TRUE(conn.connected());
+}
+
+TEST(Connection, a_refused_nonce_request_is_reported_as_it_came) {
+  FakeServer server([](const std::string&, int) { return std::string("3\t1\tauthtype\n"); });
+  Connection conn = Connect(server);
+  Status s = conn.Login("app", "pw");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().message(), "authtype");
+  EXPECT_EQ(server.lines().size(), 1u);  // no A 3 without a nonce
+}
+
+TEST(Connection, user_names_are_escaped_like_any_token) {
+  FakeServer server(AccountAnswer);
+  Connection conn = Connect(server);
+  EXPECT_FALSE(conn.Login("a\tb", "pw").ok());
+  EXPECT_EQ(server.lines()[0], "A\t2\ta\x01" "Ib");
+}
+
+TEST(Connection, a_nonce_that_is_not_hex_breaks_the_connection) {
+  const std::string nonces[] = {"0\t1\tnot-a-nonce\n", "0\t1\n",
+                                std::string("0\t1\t\0\n", 6)};  // a NULL nonce
+  for (const std::string& answer : nonces) {
+    FakeServer server([answer](const std::string&, int) { return answer; });
+    Connection conn = Connect(server);
+    Status s = conn.Login("app", "pw");
+    ASSERT_FALSE(s.ok()) << answer;
+    EXPECT_TRUE(s.error().is_io()) << s.error().ToString();
+    EXPECT_FALSE(conn.connected());
+    EXPECT_EQ(server.lines().size(), 1u);
+  }
+}
+
+TEST(Connection, connect_logs_in_after_the_secret) {
+  FakeServer server(AccountAnswer);
+  ConnectOptions options;
+  options.secret = "secret";
+  options.user = "app";
+  options.password = "pw";
+  Result<Connection> conn = Connection::Connect("127.0.0.1", server.port(), options);
+  ASSERT_TRUE(conn.ok()) << conn.error().ToString();
+  EXPECT_EQ(server.lines(), (std::vector<std::string>{"A\t1\tsecret", "A\t2\tapp",
+                                                      std::string("A\t3\tapp\t") + kPwResponse}));
+  options.password = "wrong";
+  Result<Connection> refused = Connection::Connect("127.0.0.1", server.port(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), 3);
+  EXPECT_EQ(refused.error().message(), "unauth");
+}
+
+TEST(Connection, an_empty_user_means_no_login) {
+  FakeServer server(AccountAnswer);
+  ConnectOptions options;
+  options.password = "pw";
+  Connection conn = Connect(server, options);
+  ASSERT_TRUE(conn.Find(kUsers, Query("=", {101})).ok());
+  EXPECT_EQ(server.lines()[0][0], 'P');
+}
+
 TEST(Connection, raw_exchange_returns_one_line_per_lf) {
   FakeServer server(SampleAnswer);
   Connection conn = Connect(server);

@@ -169,6 +169,36 @@ TEST(Pool, a_lease_keeps_one_connection_for_several_calls) {
   EXPECT_EQ(writer.connections(), 1);
 }
 
+TEST(Pool, every_new_connection_logs_in_to_the_account) {
+  // The scramble of "pw" for this nonce, computed apart with Python's hashlib.
+  const std::string login = "A\t3\tapp\t09870633c1fe3ba1515b7473abf7b736710e5e73";
+  auto account = [login](const std::string& line, int conn) -> std::string {
+    if (line == "A\t2\tapp") return "0\t1\tf3a9c2e07b5d1148a6e2907fcd3318b0e45a7c21\n";
+    if (line.compare(0, 2, "A\t") == 0) return line == login ? "0\t1\n" : "3\t1\tunauth\n";
+    return Answer(line, conn);
+  };
+  FakeServer reader(account), writer(account);
+  PoolOptions o = Options(reader, writer);
+  o.connect.user = "app";
+  o.connect.password = "pw";
+  Pool pool(o);
+  ASSERT_TRUE(pool.Find(kIdx, Query("=", {1})).ok());
+  ASSERT_TRUE(pool.Insert(kIdx, {2}).ok());
+  for (const FakeServer* server : {&reader, &writer}) {
+    std::vector<std::string> lines = server->lines();
+    ASSERT_EQ(lines.size(), 4u);  // A 2, A 3, P, the request
+    EXPECT_EQ(lines[0], "A\t2\tapp");
+    EXPECT_EQ(lines[1], login);
+  }
+
+  o.connect.password = "wrong";
+  Pool refused(o);
+  Result<Rows> r = refused.Find(kIdx, Query("=", {1}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), 3);
+  EXPECT_EQ(r.error().message(), "unauth");
+}
+
 TEST(Pool, no_endpoint_is_a_usage_error) {
   Pool pool(PoolOptions{});
   Result<Rows> r = pool.Find(kIdx, Query("=", {1}));

@@ -17,6 +17,7 @@ from ssl import SSLContext
 from types import TracebackType
 from typing import AsyncIterator, Optional, Sequence, Tuple, Type, Union
 
+from . import _login
 from ._requests import AsyncRequests
 from ._router import EndpointLike, Role, Router
 from ._session import IndexTable, Plan, failed
@@ -42,20 +43,25 @@ class AsyncConnection(AsyncRequests):
     async def connect(cls, host: str, port: int, *, timeout: float = 30.0,
                       connect_timeout: float = 3.0,
                       secret: Optional[Union[str, bytes]] = None,
+                      user: Optional[Union[str, bytes]] = None,
+                      password: Union[str, bytes] = "",
                       raw: bool = False, ssl: Union[bool, SSLContext] = False,
                       ssl_ca: Optional[str] = None) -> "AsyncConnection":
-        """Connects (over TLS with `ssl` or `ssl_ca`, as Connection), and authenticates
-        with `secret` when given. Raises IoError when it cannot connect and ServerError
-        when the secret is refused."""
+        """Connects (over TLS with `ssl` or `ssl_ca`, as Connection), authenticates
+        with `secret` when given, then logs in as `user` when given. Raises IoError
+        when it cannot connect and ServerError when the secret or the login is
+        refused."""
         tls = tls_context(ssl, ssl_ca)
         conn = cls(host, port,
                    await AsyncSocket.connect(host, port, connect_timeout, timeout, tls), raw)
-        if secret:
-            try:
+        try:
+            if secret:
                 await conn.auth(secret)
-            except Error:
-                conn.close()
-                raise
+            if user:
+                await conn.login(user, password)
+        except Error:
+            conn.close()
+            raise
         return conn
 
     @property
@@ -83,6 +89,22 @@ class AsyncConnection(AsyncRequests):
         batch = Batch()
         batch.auth(secret)
         (await self.execute(batch)).values()
+
+    async def login(self, user: Union[str, bytes], password: Union[str, bytes] = "") -> None:
+        """As Connection.login."""
+        async with self._lock:
+            nonce = await self._login_step(_login.nonce_request(user), True)
+            await self._login_step(_login.response_request(user, password, nonce), False)
+
+    async def _login_step(self, line: bytes, nonce: bool) -> bytes:
+        if not self._socket.is_open:
+            raise IoError("not connected")
+        lines, failure = await self._socket.exchange(line, 1)
+        try:
+            return _login.read_answer(lines, failure, nonce)
+        except IoError:
+            self.close()
+            raise
 
     async def open_index(self, id: int, db: str, table: str, index: str,
                          columns: Union[str, Sequence[str]],
@@ -118,13 +140,16 @@ class AsyncPool(AsyncRequests):
 
     def __init__(self, readers: Sequence[EndpointLike] = (),
                  writers: Sequence[EndpointLike] = (), *, timeout: float = 30.0,
-                 connect_timeout: float = 3.0, raw: bool = False,
+                 connect_timeout: float = 3.0, user: Optional[Union[str, bytes]] = None,
+                 password: Union[str, bytes] = "", raw: bool = False,
                  max_idle_per_endpoint: int = 8, min_backoff: float = 0.1,
                  max_backoff: float = 10.0, ssl: Union[bool, SSLContext] = False,
                  ssl_ca: Optional[str] = None) -> None:
         self._router: Router[AsyncConnection] = Router(readers, writers,
                                                        max_idle_per_endpoint, min_backoff,
                                                        max_backoff)
+        self._user = user
+        self._password = password  # kept: every new connection logs in
         self._timeout = timeout
         self._connect_timeout = connect_timeout
         self._raw = raw
@@ -170,8 +195,9 @@ class AsyncPool(AsyncRequests):
         try:
             conn = await AsyncConnection.connect(
                 endpoint.host, endpoint.port, timeout=self._timeout,
-                connect_timeout=self._connect_timeout, secret=endpoint.secret, raw=self._raw,
-                ssl=self._ssl, ssl_ca=self._ssl_ca)
+                connect_timeout=self._connect_timeout, secret=endpoint.secret,
+                user=self._user, password=self._password, raw=self._raw, ssl=self._ssl,
+                ssl_ca=self._ssl_ca)
         except IoError:
             self._router.connect_failed(at)
             raise

@@ -17,6 +17,7 @@ from ssl import SSLContext
 from types import TracebackType
 from typing import Optional, Sequence, Type, Union
 
+from . import _login
 from ._requests import Requests
 from ._session import IndexTable, Plan, failed
 from ._transport import Socket, tls_context
@@ -29,30 +30,34 @@ class Connection(Requests):
 
     `timeout` bounds each wait for the socket while a request is in flight (past it
     the connection is closed with an IoError); `connect_timeout` bounds connecting.
-    With `secret`, the connection authenticates (`A 1 <secret>`) before returning.
-    TLS: `ssl=True` (the server's certificate is not checked), `ssl_ca=<CA file>`
-    (it must be signed by that CA), or `ssl=<ssl.SSLContext>` for full control.
-    Values come back as str (UTF-8, with bytes that are not UTF-8 kept by
-    surrogateescape), or as bytes with `raw=True`; NULL is None. Raises IoError when
-    it cannot connect and ServerError when the secret is refused.
+    With `secret`, the connection authenticates (`A 1 <secret>`) before returning;
+    with `user`, it then logs in to that MariaDB account with `password` (`login`),
+    and keeps neither. TLS: `ssl=True` (the server's certificate is not checked),
+    `ssl_ca=<CA file>` (it must be signed by that CA), or `ssl=<ssl.SSLContext>` for
+    full control. Values come back as str (UTF-8, with bytes that are not UTF-8 kept
+    by surrogateescape), or as bytes with `raw=True`; NULL is None. Raises IoError
+    when it cannot connect and ServerError when the secret or the login is refused.
     """
 
     def __init__(self, host: str, port: int, *, timeout: float = 30.0,
                  connect_timeout: float = 3.0, secret: Optional[Union[str, bytes]] = None,
-                 raw: bool = False, ssl: Union[bool, SSLContext] = False,
-                 ssl_ca: Optional[str] = None) -> None:
+                 user: Optional[Union[str, bytes]] = None,
+                 password: Union[str, bytes] = "", raw: bool = False,
+                 ssl: Union[bool, SSLContext] = False, ssl_ca: Optional[str] = None) -> None:
         self.host = host
         self.port = port
         self.raw = raw
         self._socket = Socket(host, port, connect_timeout, timeout, tls_context(ssl, ssl_ca))
         self._indexes = IndexTable()
         self._lock = threading.Lock()
-        if secret:
-            try:
+        try:
+            if secret:
                 self.auth(secret)
-            except Error:
-                self.close()
-                raise
+            if user:
+                self.login(user, password)
+        except Error:
+            self.close()
+            raise
 
     @property
     def connected(self) -> bool:
@@ -80,6 +85,27 @@ class Connection(Requests):
         batch = Batch()
         batch.auth(secret)
         self.execute(batch).values()
+
+    def login(self, user: Union[str, bytes], password: Union[str, bytes] = "") -> None:
+        """Logs in to a MariaDB account: `A 2 <user>` fetches a single-use nonce, `A 3
+        <user> <response>` answers it with mysql_native_password's scramble, so the
+        password never travels. Raises ServerError(3, word) when refused: 'unauth'
+        (wrong user or password), 'locked', 'expired', 'authplugin', 'maxconn',
+        'authtype' (the listener does not use account login), ..."""
+        with self._lock:
+            nonce = self._login_step(_login.nonce_request(user), True)
+            self._login_step(_login.response_request(user, password, nonce), False)
+
+    def _login_step(self, line: bytes, nonce: bool) -> bytes:
+        if not self._socket.is_open:
+            raise IoError("not connected")
+        lines, failure = self._socket.exchange(line, 1)
+        try:
+            return _login.read_answer(lines, failure, nonce)
+        except IoError:
+            self._socket.close()
+            self._indexes.clear()
+            raise
 
     def open_index(self, id: int, db: str, table: str, index: str,
                    columns: Union[str, Sequence[str]],

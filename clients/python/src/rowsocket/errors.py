@@ -60,11 +60,22 @@ EXPLANATIONS: Dict[Tuple[int, str], str] = {
     (2, "rowsexamined"): "the request would read more than "
                          "rowsocket_max_rows_examined rows",
     # Code 3: authentication.
-    (3, "unauth"): "not authenticated: wrong or missing secret (A 1 <secret>, --secret)",
-    (3, "authtype"): "unknown authentication type (only 1, the plain secret, exists)",
-    (3, "tlsrequired"): "plain-text connections are refused "
-                        "(rowsocket_require_secure_transport=ON): connect with TLS; the "
-                        "server closed the connection",
+    (3, "unauth"): "not authenticated: wrong or missing secret (A 1, --secret), or "
+                   "wrong account or password (A 3, A 4, --user)",
+    (3, "authtype"): "authentication type unknown, or not the one this listener uses "
+                     "(rowsocket_auth: 1 = secret, 2 to 4 = account)",
+    (3, "nonce"): "A 3 without an A 2 for the same user just before it",
+    (3, "locked"): "the account is locked (ALTER USER ... ACCOUNT LOCK)",
+    (3, "expired"): "the account's password has expired; change it with SQL",
+    (3, "authplugin"): "the account authenticates with a plugin rowsocket cannot check "
+                       "(only mysql_native_password accounts can log in)",
+    (3, "tlsrequired"): "this needs a TLS connection: a password in clear (A 4), an "
+                        "account that REQUIRE SSL, or any request while "
+                        "rowsocket_require_secure_transport=ON (the server then closes "
+                        "the connection)",
+    (3, "maxconn"): "the account has as many connections as MAX_USER_CONNECTIONS "
+                    "(or max_user_connections) allows",
+    (3, "denied"): "the account lacks the privilege this request needs (GRANT)",
     # Words only the original HandlerSocket plugin sends.
     (2, "notimpl"): "not implemented by this server",
     (2, "tblnum"): "bad table",

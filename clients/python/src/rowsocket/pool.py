@@ -36,19 +36,24 @@ class Pool(Requests):
     port 9999 of the primary), each an Endpoint or a (host, port[, secret]) tuple.
 
     `timeout`, `connect_timeout`, `raw`, `ssl` and `ssl_ca` are those of each
-    Connection; at most
+    Connection; with `user`, every new connection logs in to that MariaDB account
+    with `password` (which the pool keeps for that; a secret belongs to an endpoint
+    instead). At most
     `max_idle_per_endpoint` idle connections are kept per endpoint. Request methods
     take an Index (ids belong to one connection: use `connection()` for those).
     """
 
     def __init__(self, readers: Sequence[EndpointLike] = (),
                  writers: Sequence[EndpointLike] = (), *, timeout: float = 30.0,
-                 connect_timeout: float = 3.0, raw: bool = False,
+                 connect_timeout: float = 3.0, user: Optional[Union[str, bytes]] = None,
+                 password: Union[str, bytes] = "", raw: bool = False,
                  max_idle_per_endpoint: int = 8, min_backoff: float = 0.1,
                  max_backoff: float = 10.0, ssl: Union[bool, SSLContext] = False,
                  ssl_ca: Optional[str] = None) -> None:
         self._router: Router[Connection] = Router(readers, writers, max_idle_per_endpoint,
                                                   min_backoff, max_backoff)
+        self._user = user
+        self._password = password  # kept: every new connection logs in
         self._timeout = timeout
         self._connect_timeout = connect_timeout
         self._raw = raw
@@ -105,7 +110,8 @@ class Pool(Requests):
         try:
             conn = Connection(endpoint.host, endpoint.port, timeout=self._timeout,
                               connect_timeout=self._connect_timeout, secret=endpoint.secret,
-                              raw=self._raw, ssl=self._ssl, ssl_ca=self._ssl_ca)
+                              user=self._user, password=self._password, raw=self._raw,
+                              ssl=self._ssl, ssl_ca=self._ssl_ca)
         except IoError:
             with self._lock:
                 self._router.connect_failed(at)

@@ -37,6 +37,11 @@ struct ConnectOptions {
   std::chrono::milliseconds io_timeout{30000};
   // When not empty, Connect authenticates with `A 1 <secret>` before returning.
   std::string secret;
+  // When `user` is not empty, Connect logs in to that MariaDB account (Login below)
+  // before returning, after the secret when both are set. The Connection does not
+  // keep the password once connected.
+  std::string user;
+  std::string password;
   // TLS (the names of the mariadb client's options). `ssl`: speak TLS; the
   // handshake follows the TCP connection, within connect_timeout. `ssl_ca`: a PEM
   // file of the CA the server's certificate must be signed by (and implies `ssl`);
@@ -66,6 +71,13 @@ class Connection {
 
   // A 1 <secret>.
   Status Auth(std::string_view secret);
+  // Logs in to a MariaDB account (user@host as the server sees this connection):
+  // `A 2 <user>` fetches a single-use nonce, `A 3 <user> <response>` answers it with
+  // mysql_native_password's scramble, so the password never travels. Two round
+  // trips. Refusals are server errors of code 3: unauth (wrong user or password),
+  // locked, expired, authplugin (the account uses another plugin), maxconn, authtype
+  // (the listener does not use account login), ...
+  Status Login(std::string_view user, std::string_view password);
   // P <id> ... with an id of the caller's choice (replaces what the id named).
   Status OpenIndex(uint32_t id, const Index& index);
   // Opens `index` unless this connection has it open already; returns its id.

@@ -46,7 +46,9 @@ struct Endpoint {
 struct PoolOptions {
   std::vector<Endpoint> readers;  // read listeners (e.g. port 9998 of each replica)
   std::vector<Endpoint> writers;  // write listeners (e.g. port 9999 of the primary)
-  ConnectOptions connect;         // timeouts; the secret comes from each Endpoint
+  // Timeouts, and the MariaDB account every new connection logs in to (user,
+  // password: the pool keeps them to reconnect); the secret comes from each Endpoint.
+  ConnectOptions connect;
   size_t max_idle_per_endpoint = 8;
   std::chrono::milliseconds min_backoff{100};
   std::chrono::milliseconds max_backoff{10000};
