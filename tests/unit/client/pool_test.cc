@@ -8,35 +8,24 @@
 #include <vector>
 
 #include "fake_server.h"
+#include "pool_fakes.h"
 #include "rowsocket/pool.h"
 
 namespace rowsocket {
 namespace client {
 namespace {
 
+using testing::Answer;
 using testing::ClosedPort;
+using testing::Count;
 using testing::FakeServer;
-
-std::string Answer(const std::string& line, int) {
-  if (line[0] == 'P') return "0\t1\n";
-  if (line.find("\t+\t") != std::string::npos) return "0\t1\t9\n";
-  if (line.find("\tU\t") != std::string::npos) return "0\t1\t1\n";
-  return "0\t1\trow\n";
-}
-
-const Index kIdx("db", "t", "PRIMARY", {"a"});
+using testing::kIdx;
 
 PoolOptions Options(const FakeServer& reader, const FakeServer& writer) {
   PoolOptions o;
   o.readers.push_back({"127.0.0.1", reader.port()});
   o.writers.push_back({"127.0.0.1", writer.port()});
   return o;
-}
-
-size_t Count(const std::vector<std::string>& lines, char first) {
-  size_t n = 0;
-  for (const std::string& l : lines) n += !l.empty() && l[0] == first;
-  return n;
 }
 
 TEST(Pool, reads_go_to_readers_and_writes_to_writers) {

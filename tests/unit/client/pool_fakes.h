@@ -1,0 +1,33 @@
+// What the Pool tests share: a server handler that answers every request kind with
+// success, the index they use, and a count of request lines by their first byte.
+// Header-only; used by pool_test.cc and pool_routing_test.cc.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rowsocket/query.h"
+
+namespace rowsocket {
+namespace client {
+namespace testing {
+
+// P -> opened; insert -> id 9; update -> 1 row; anything else -> one row.
+inline std::string Answer(const std::string& line, int) {
+  if (line[0] == 'P') return "0\t1\n";
+  if (line.find("\t+\t") != std::string::npos) return "0\t1\t9\n";
+  if (line.find("\tU\t") != std::string::npos) return "0\t1\t1\n";
+  return "0\t1\trow\n";
+}
+
+inline const Index kIdx("db", "t", "PRIMARY", {"a"});
+
+inline size_t Count(const std::vector<std::string>& lines, char first) {
+  size_t n = 0;
+  for (const std::string& l : lines) n += !l.empty() && l[0] == first;
+  return n;
+}
+
+}  // namespace testing
+}  // namespace client
+}  // namespace rowsocket
