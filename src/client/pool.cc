@@ -58,7 +58,8 @@ struct Pool::State {
 };
 
 // What a call may use: a write (or a Session's read of its own writes) takes write
-// endpoints only, `prefer` first when set; a read takes readers, then writers.
+// endpoints only, `prefer` first when set; a read takes readers, then writers
+// (unless options.reads_fall_back_to_writers is off and there are readers).
 struct Pool::Route {
   bool write = false;
   bool fresh = false;     // no idle connection (the retry of a read)
@@ -155,7 +156,9 @@ Result<Pool::Lease> Pool::AcquireFrom(const Route& route) {
   std::vector<size_t> order;
   if (route.prefer != kNone) order.push_back(route.prefer);
   if (!route.write) s.AddInOrder(s.readers, s.options.read_balance, &s.next_read, &order);
-  s.AddInOrder(s.writers, s.options.write_balance, &s.next_write, &order);
+  if (route.write || s.readers.empty() || s.options.reads_fall_back_to_writers) {
+    s.AddInOrder(s.writers, s.options.write_balance, &s.next_write, &order);
+  }
   if (order.empty()) {
     return Error::Usage(route.write ? "the pool has no write endpoint"
                                     : "the pool has no endpoint");

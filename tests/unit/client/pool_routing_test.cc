@@ -121,6 +121,19 @@ TEST(PoolRouting, reads_fall_back_to_the_writers_when_no_reader_is_healthy) {
   EXPECT_EQ((*lease)->port(), writer.port());
 }
 
+TEST(PoolRouting, reads_can_be_kept_off_the_writers) {
+  FakeServer writer(Answer);
+  PoolOptions o;
+  o.readers = {At(ClosedPort())};
+  o.writers = {At(writer)};
+  o.reads_fall_back_to_writers = false;
+  Pool pool(o);
+  Result<Rows> r = pool.Find(kIdx, Query("=", {1}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("cannot connect"), std::string::npos);
+  EXPECT_EQ(writer.connections(), 0);
+}
+
 TEST(PoolRouting, a_reader_that_is_out_skips_to_the_next_reader) {
   FakeServer b(Answer), writer(Answer);
   PoolOptions o;

@@ -5,7 +5,7 @@
 // of one role share the calls is a Balance: in turn, or all to the first healthy one
 // (the default for writes, so that a Galera cluster certifies no conflicts between
 // its nodes). When no read endpoint is healthy, or there is none, reads use the
-// write endpoints. Each pooled Connection opens the Indexes it is asked for by itself
+// write endpoints (the first case can be turned off). Each pooled Connection opens the Indexes it is asked for by itself
 // and remembers them (see connection.h), so callers name indexes, never ids, and an
 // idle connection keeps its open indexes for the next caller.
 //
@@ -71,6 +71,10 @@ struct PoolOptions {
                                   // each Galera node)
   Balance read_balance = Balance::kInTurn;
   Balance write_balance = Balance::kFirstHealthy;
+  // When there are readers but none is healthy, reads go to the writers (true) or
+  // fail with the readers' I/O error (false). With no reader at all, reads always
+  // use the writers.
+  bool reads_fall_back_to_writers = true;
   // Timeouts, and the MariaDB account every new connection logs in to (user,
   // password: the pool keeps them to reconnect); the secret comes from each Endpoint.
   ConnectOptions connect;
