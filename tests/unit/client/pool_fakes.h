@@ -1,6 +1,7 @@
 // What the Pool tests share: a server handler that answers every request kind with
 // success, the index they use, and a count of request lines by their first byte.
-// Header-only; used by pool_test.cc and pool_routing_test.cc.
+// Header-only; used by pool_test.cc and pool_routing_test.cc (in namespace client, so
+// that they read as the library's own names there).
 #pragma once
 
 #include <string>
@@ -10,7 +11,6 @@
 
 namespace rowsocket {
 namespace client {
-namespace testing {
 
 // P -> opened; insert -> id 9; update -> 1 row; anything else -> one row.
 inline std::string Answer(const std::string& line, int) {
@@ -28,6 +28,5 @@ inline size_t Count(const std::vector<std::string>& lines, char first) {
   return n;
 }
 
-}  // namespace testing
 }  // namespace client
 }  // namespace rowsocket

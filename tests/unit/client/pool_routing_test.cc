@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fake_server.h"
@@ -19,12 +20,9 @@ namespace rowsocket {
 namespace client {
 namespace {
 
-using testing::Answer;
-using testing::ClosedPort;
-using testing::Count;
-using testing::FakeServer;
-using testing::kIdx;
 using std::chrono::milliseconds;
+using testing::ClosedPort;
+using testing::FakeServer;
 using Clock = std::chrono::steady_clock;
 
 // A clock the test moves by hand.
@@ -39,12 +37,18 @@ struct ManualClock {
 Endpoint At(uint16_t port) { return {"127.0.0.1", port}; }
 Endpoint At(const FakeServer& server) { return At(server.port()); }
 
+PoolOptions Options(std::vector<Endpoint> readers, std::vector<Endpoint> writers) {
+  PoolOptions o;
+  o.readers = std::move(readers);
+  o.writers = std::move(writers);
+  return o;
+}
+
 bool Up(const Pool& pool, size_t i) { return pool.endpoints()[i].up; }
 
 TEST(PoolRouting, writes_are_pinned_to_the_first_writer_by_default) {
   FakeServer a(Answer), b(Answer);
-  PoolOptions o;
-  o.writers = {At(a), At(b)};
+  PoolOptions o = Options({}, {At(a), At(b)});
   Pool pool(o);
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(pool.Insert(kIdx, {i}).ok());
   EXPECT_EQ(Count(a.lines(), '0'), 4u);
@@ -53,8 +57,7 @@ TEST(PoolRouting, writes_are_pinned_to_the_first_writer_by_default) {
 
 TEST(PoolRouting, writes_in_turn_spread_over_the_writers) {
   FakeServer a(Answer), b(Answer);
-  PoolOptions o;
-  o.writers = {At(a), At(b)};
+  PoolOptions o = Options({}, {At(a), At(b)});
   o.write_balance = Balance::kInTurn;
   Pool pool(o);
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(pool.Insert(kIdx, {i}).ok());
@@ -64,8 +67,7 @@ TEST(PoolRouting, writes_in_turn_spread_over_the_writers) {
 
 TEST(PoolRouting, a_write_fails_over_to_the_next_writer_when_a_connect_is_refused) {
   FakeServer b(Answer);
-  PoolOptions o;
-  o.writers = {At(ClosedPort()), At(b)};
+  PoolOptions o = Options({}, {At(ClosedPort()), At(b)});
   Pool pool(o);
   Result<uint64_t> r = pool.Insert(kIdx, {1});
   ASSERT_TRUE(r.ok()) << r.error().ToString();
@@ -82,8 +84,7 @@ TEST(PoolRouting, a_write_sent_on_a_connection_that_broke_is_not_tried_on_anothe
     return line[0] == 'P' ? "0\t1\n" : FakeServer::kClose;
   });
   FakeServer b(Answer);
-  PoolOptions o;
-  o.writers = {At(a), At(b)};
+  PoolOptions o = Options({}, {At(a), At(b)});
   Pool pool(o);
   Result<uint64_t> r = pool.Insert(kIdx, {1});
   ASSERT_FALSE(r.ok());
@@ -94,8 +95,7 @@ TEST(PoolRouting, a_write_sent_on_a_connection_that_broke_is_not_tried_on_anothe
 }
 
 TEST(PoolRouting, every_writer_refusing_fails_the_write_with_an_io_error) {
-  PoolOptions o;
-  o.writers = {At(ClosedPort()), At(ClosedPort())};
+  PoolOptions o = Options({}, {At(ClosedPort()), At(ClosedPort())});
   Pool pool(o);
   Result<uint64_t> r = pool.Insert(kIdx, {1});
   ASSERT_FALSE(r.ok());
@@ -107,9 +107,7 @@ TEST(PoolRouting, every_writer_refusing_fails_the_write_with_an_io_error) {
 
 TEST(PoolRouting, reads_fall_back_to_the_writers_when_no_reader_is_healthy) {
   FakeServer writer(Answer);
-  PoolOptions o;
-  o.readers = {At(ClosedPort()), At(ClosedPort())};
-  o.writers = {At(writer)};
+  PoolOptions o = Options({At(ClosedPort()), At(ClosedPort())}, {At(writer)});
   Pool pool(o);
   Result<Rows> r = pool.Find(kIdx, Query("=", {1}));
   ASSERT_TRUE(r.ok()) << r.error().ToString();
@@ -123,9 +121,7 @@ TEST(PoolRouting, reads_fall_back_to_the_writers_when_no_reader_is_healthy) {
 
 TEST(PoolRouting, reads_can_be_kept_off_the_writers) {
   FakeServer writer(Answer);
-  PoolOptions o;
-  o.readers = {At(ClosedPort())};
-  o.writers = {At(writer)};
+  PoolOptions o = Options({At(ClosedPort())}, {At(writer)});
   o.reads_fall_back_to_writers = false;
   Pool pool(o);
   Result<Rows> r = pool.Find(kIdx, Query("=", {1}));
@@ -136,9 +132,7 @@ TEST(PoolRouting, reads_can_be_kept_off_the_writers) {
 
 TEST(PoolRouting, a_reader_that_is_out_skips_to_the_next_reader) {
   FakeServer b(Answer), writer(Answer);
-  PoolOptions o;
-  o.readers = {At(ClosedPort()), At(b)};
-  o.writers = {At(writer)};
+  PoolOptions o = Options({At(ClosedPort()), At(b)}, {At(writer)});
   Pool pool(o);
   for (int i = 0; i < 4; ++i) ASSERT_TRUE(pool.Find(kIdx, Query("=", {i})).ok());
   EXPECT_EQ(Count(b.lines(), '0'), 4u);
@@ -149,9 +143,7 @@ TEST(PoolRouting, an_endpoint_is_out_until_its_backoff_then_back_in_once_it_answ
   ManualClock clock;
   const uint16_t port = ClosedPort();
   FakeServer writer(Answer);
-  PoolOptions o;
-  o.readers = {At(port)};
-  o.writers = {At(writer)};
+  PoolOptions o = Options({At(port)}, {At(writer)});
   o.min_backoff = milliseconds(100);
   o.clock = clock.Source();
   Pool pool(o);
@@ -182,8 +174,7 @@ TEST(PoolRouting, the_first_writer_gets_the_writes_again_once_it_is_back) {
   ManualClock clock;
   const uint16_t port = ClosedPort();
   FakeServer second(Answer);
-  PoolOptions o;
-  o.writers = {At(port), At(second)};
+  PoolOptions o = Options({}, {At(port), At(second)});
   o.clock = clock.Source();
   Pool pool(o);
   ASSERT_TRUE(pool.Insert(kIdx, {1}).ok());
@@ -205,9 +196,7 @@ TEST(PoolRouting, a_request_that_breaks_drops_the_idle_connections_of_its_endpoi
     return "0\t1\trow\n";
   });
   FakeServer writer(Answer);
-  PoolOptions o;
-  o.readers = {At(reader)};
-  o.writers = {At(writer)};
+  PoolOptions o = Options({At(reader)}, {At(writer)});
   Pool pool(o);
   {
     Result<Pool::Lease> one = pool.Acquire(Role::kRead);
@@ -223,9 +212,7 @@ TEST(PoolRouting, a_request_that_breaks_drops_the_idle_connections_of_its_endpoi
 TEST(PoolRouting, a_session_reads_its_writes_on_the_writer_until_the_time_is_up) {
   ManualClock clock;
   FakeServer reader(Answer), writer(Answer);
-  PoolOptions o;
-  o.readers = {At(reader)};
-  o.writers = {At(writer)};
+  PoolOptions o = Options({At(reader)}, {At(writer)});
   o.read_your_writes = milliseconds(300);
   o.clock = clock.Source();
   Pool pool(o);
@@ -253,9 +240,7 @@ TEST(PoolRouting, a_session_reads_its_writes_on_the_writer_until_the_time_is_up)
 
 TEST(PoolRouting, a_session_reads_on_the_writer_its_write_went_to) {
   FakeServer reader(Answer), a(Answer), b(Answer);
-  PoolOptions o;
-  o.readers = {At(reader)};
-  o.writers = {At(a), At(b)};
+  PoolOptions o = Options({At(reader)}, {At(a), At(b)});
   o.write_balance = Balance::kInTurn;
   Pool pool(o);
   ASSERT_TRUE(pool.Insert(kIdx, {1}).ok());  // to a
@@ -276,9 +261,7 @@ TEST(PoolRouting, a_session_write_that_broke_still_sends_its_reads_to_the_writer
     return Answer(line, conn);
   });
   FakeServer reader(Answer);
-  PoolOptions o;
-  o.readers = {At(reader)};
-  o.writers = {At(writer)};
+  PoolOptions o = Options({At(reader)}, {At(writer)});
   Pool pool(o);
   Pool::Session session(pool);
   ASSERT_FALSE(session.Insert(kIdx, {1}).ok());
@@ -289,9 +272,7 @@ TEST(PoolRouting, a_session_write_that_broke_still_sends_its_reads_to_the_writer
 TEST(PoolRouting, the_pool_is_destroyed_at_once_with_endpoints_out) {
   const Clock::time_point start = Clock::now();
   {
-    PoolOptions o;
-    o.readers = {At(ClosedPort())};
-    o.writers = {At(ClosedPort())};
+    PoolOptions o = Options({At(ClosedPort())}, {At(ClosedPort())});
     o.max_backoff = std::chrono::hours(1);
     Pool pool(o);
     EXPECT_FALSE(pool.Find(kIdx, Query("=", {1})).ok());

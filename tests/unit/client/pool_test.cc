@@ -15,11 +15,8 @@ namespace rowsocket {
 namespace client {
 namespace {
 
-using testing::Answer;
 using testing::ClosedPort;
-using testing::Count;
 using testing::FakeServer;
-using testing::kIdx;
 
 PoolOptions Options(const FakeServer& reader, const FakeServer& writer) {
   PoolOptions o;
