@@ -1,9 +1,12 @@
 // What the Pool tests share: a server handler that answers every request kind with
-// success, the index they use, and a count of request lines by their first byte.
+// success, the index they use, a count of request lines by their first byte, and a
+// clock moved by hand (PoolOptions::clock).
 // Header-only; used by pool_test.cc and pool_routing_test.cc (in namespace client, so
 // that they read as the library's own names there).
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,15 @@ inline size_t Count(const std::vector<std::string>& lines, char first) {
   for (const std::string& l : lines) n += !l.empty() && l[0] == first;
   return n;
 }
+
+// A clock the test moves by hand; it must outlive the Pool given Source().
+struct ManualClock {
+  std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+  void Advance(std::chrono::milliseconds d) { now += d; }
+  std::function<std::chrono::steady_clock::time_point()> Source() {
+    return [this] { return now; };
+  }
+};
 
 }  // namespace client
 }  // namespace rowsocket

@@ -25,15 +25,6 @@ using testing::ClosedPort;
 using testing::FakeServer;
 using Clock = std::chrono::steady_clock;
 
-// A clock the test moves by hand.
-struct ManualClock {
-  Clock::time_point now = Clock::now();
-  void Advance(milliseconds d) { now += d; }
-  std::function<Clock::time_point()> Source() {
-    return [this] { return now; };
-  }
-};
-
 Endpoint At(uint16_t port) { return {"127.0.0.1", port}; }
 Endpoint At(const FakeServer& server) { return At(server.port()); }
 

@@ -67,9 +67,11 @@ TEST(Pool, batches_with_writes_go_to_the_writer) {
 }
 
 TEST(Pool, a_refused_endpoint_backs_off_then_is_tried_again) {
+  ManualClock clock;
   PoolOptions o;
   o.writers.push_back({"127.0.0.1", ClosedPort()});
   o.min_backoff = std::chrono::milliseconds(1000);
+  o.clock = clock.Source();
   Pool pool(o);
   Result<uint64_t> first = pool.Insert(kIdx, {1});
   ASSERT_FALSE(first.ok());
@@ -78,7 +80,7 @@ TEST(Pool, a_refused_endpoint_backs_off_then_is_tried_again) {
   ASSERT_FALSE(second.ok());
   EXPECT_TRUE(second.error().is_io());
   EXPECT_NE(second.error().message().find("is down"), std::string::npos);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  clock.Advance(std::chrono::milliseconds(1000));
   Result<uint64_t> third = pool.Insert(kIdx, {1});
   ASSERT_FALSE(third.ok());
   EXPECT_NE(third.error().message().find("cannot connect"), std::string::npos);

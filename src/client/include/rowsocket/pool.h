@@ -118,7 +118,7 @@ struct EndpointStatus {
   int failures;  // connects failed in a row
 };
 
-class Pool : public Requester {
+class Pool final : public Requester {
  public:
   explicit Pool(PoolOptions options);
   ~Pool();
@@ -148,7 +148,7 @@ class Pool : public Requester {
   // (each write starts the time again), then back to the read endpoints. A write
   // that failed with an I/O error counts (it may have been applied). Cheap to make;
   // one per user session or request flow.
-  class Session : public Requester {
+  class Session final : public Requester {
    public:
     explicit Session(Pool& pool) : pool_(&pool) {}
     BatchResult Execute(const Batch& batch) override;
