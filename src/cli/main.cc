@@ -1,11 +1,11 @@
 // rowsocket-cli: a command-line client for rowsocket and HandlerSocket servers.
 //
 // main() reads the options (mariadb-client style: -h -P -u -p, plus --port-wr and
-// --secret), asks for the password when a bare -p says so, then runs one of three
-// loops over a Session: the -e commands (one-shot, for scripts), lines from a
-// terminal through libedit (interactive), or lines from a pipe (batch). Exit status
-// 0 when every command succeeded, 1 when one failed (the CLI stops there unless
-// --force), 2 for bad options. Single-threaded.
+// --secret; -h may name several hosts), asks for the password when a bare -p says
+// so, then runs one of three loops over a Session: the -e commands (one-shot, for
+// scripts), lines from a terminal through libedit (interactive), or lines from a
+// pipe (batch). Exit status 0 when every command succeeded, 1 when one failed (the
+// CLI stops there unless --force), 2 for bad options. Single-threaded.
 #include <getopt.h>
 #include <unistd.h>
 
@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "command.h"
 #include "line_editor.h"
@@ -25,7 +26,8 @@ namespace {
 
 const char kUsage[] =
     "Usage: rowsocket-cli [options] [-e 'command; command']\n"
-    "  -h, --host=HOST          server (127.0.0.1)\n"
+    "  -h, --host=HOST[,HOST]   server (127.0.0.1); several (a list, or -h again): finds\n"
+    "                           and writes go to the first one that answers\n"
     "  -P, --port=PORT          read listener (9998; 0 for none)\n"
     "  -W, --port-wr=PORT       write listener (9999; 0 for none)\n"
     "      --secret=S           secret for A 1 <S> on the read listener\n"
@@ -66,6 +68,20 @@ bool ParsePort(const char* text, uint16_t* port) {
   if (*text == '\0' || *end != '\0' || v < 0 || v > 65535) return false;
   *port = static_cast<uint16_t>(v);
   return true;
+}
+
+// Appends the hosts of a comma-separated list; false when one is empty.
+bool AddHosts(const std::string& list, std::vector<std::string>* hosts) {
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = list.find(',', start);
+    const std::string host =
+        list.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (host.empty()) return false;
+    hosts->push_back(host);
+    if (comma == std::string::npos) return true;
+    start = comma + 1;
+  }
 }
 
 // Overwrites a password given on the command line, so that ps shows x's instead (as
@@ -123,7 +139,11 @@ int Main(int argc, char** argv) {
   int opt;
   while ((opt = getopt_long(argc, argv, "h:P:W:D:e:BtEfu:p::V?", kLong, nullptr)) != -1) {
     switch (opt) {
-      case 'h': o.host = optarg; host_given = true; break;
+      case 'h':
+        if (!host_given) o.hosts.clear();
+        host_given = true;
+        if (!AddHosts(optarg, &o.hosts)) { std::cerr << "bad --host\n"; return 2; }
+        break;
       case 'P': if (!ParsePort(optarg, &o.port)) { std::cerr << "bad --port\n"; return 2; } break;
       case 'W': if (!ParsePort(optarg, &o.port_wr)) { std::cerr << "bad --port-wr\n"; return 2; } break;
       case kSecret: o.secret = optarg; break;
@@ -176,11 +196,13 @@ int Main(int argc, char** argv) {
   if (password_given) o.sql.password = o.password;
   // SQL lives where the listeners are: on --host when it names another machine or
   // a port was given; otherwise the local server, found as the mariadb client finds it.
-  const bool local = !host_given || o.host == "127.0.0.1" || o.host == "localhost";
+  // With several hosts, SQL goes to the first (--sql-host says otherwise).
+  const std::string& host = o.hosts.front();
+  const bool local = !host_given || host == "127.0.0.1" || host == "localhost";
   if (!sql_host.empty()) {
     o.sql.host = sql_host;
   } else if (o.sql.port != 0 || !local) {
-    o.sql.host = o.host;
+    o.sql.host = host;
   }
   o.interactive = !has_execute && isatty(STDIN_FILENO);
   if (o.interactive && !format_given) o.format = Format::kTable;
@@ -216,8 +238,10 @@ int Main(int argc, char** argv) {
     return RunLines(&session, force, from_stdin, nullptr);
   }
 
+  std::string hosts;
+  for (const std::string& h : o.hosts) hosts += (hosts.empty() ? "" : ",") + h;
   std::printf("rowsocket-cli: %s, read port %u, write port %u. Type 'help' for help.\n",
-              o.host.c_str(), o.port, o.port_wr);
+              hosts.c_str(), o.port, o.port_wr);
   LineEditor editor(argv[0], history_file);
   std::string line;
   while (!session.done()) {

@@ -27,8 +27,15 @@ double MillisSince(Clock::time_point start) {
 
 client::PoolOptions PoolOptionsFor(const CliOptions& o) {
   client::PoolOptions p;
-  if (o.port != 0) p.readers.push_back({o.host, o.port, o.secret});
-  if (o.port_wr != 0) p.writers.push_back({o.host, o.port_wr, o.secret_wr});
+  for (const std::string& host : o.hosts) {
+    if (o.port != 0) p.readers.push_back({host, o.port, o.secret});
+    if (o.port_wr != 0) p.writers.push_back({host, o.port_wr, o.secret_wr});
+  }
+  // The first host that answers, for finds as for writes; a find never moves to a
+  // write listener by itself (-P names where finds go, and an error says it is down).
+  p.read_balance = client::Balance::kFirstHealthy;
+  p.write_balance = client::Balance::kFirstHealthy;
+  p.reads_fall_back_to_writers = false;
   p.connect.connect_timeout = o.connect_timeout;
   p.connect.io_timeout = o.io_timeout;
   p.connect.user = o.user;
@@ -36,7 +43,8 @@ client::PoolOptions PoolOptionsFor(const CliOptions& o) {
   p.connect.ssl = o.ssl;
   p.connect.ssl_ca = o.ssl_ca;
   p.connect.ssl_verify_server_cert = o.ssl_verify_server_cert;
-  p.min_backoff = std::chrono::milliseconds(0);  // a person retries by hand
+  // A person retries by hand: every command tries the hosts in order again.
+  p.min_backoff = std::chrono::milliseconds(0);
   p.max_idle_per_endpoint = 1;
   return p;
 }
@@ -319,8 +327,11 @@ bool Session::RunRaw(const std::string& line) {
     o.ssl = options_.ssl;
     o.ssl_ca = options_.ssl_ca;
     o.ssl_verify_server_cert = options_.ssl_verify_server_cert;
-    Result<client::Connection> c = client::Connection::Connect(
-        options_.host, raw_to_writer_ ? options_.port_wr : options_.port, o);
+    Result<client::Connection> c = Error::Usage("no host");
+    for (const std::string& host : options_.hosts) {
+      c = client::Connection::Connect(host, raw_to_writer_ ? options_.port_wr : options_.port, o);
+      if (c.ok()) break;
+    }
     if (!c.ok()) return Fail(c.error());
     conn.emplace(std::move(c.value()));
   }

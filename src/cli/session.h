@@ -1,10 +1,12 @@
 // Session: what rowsocket-cli does with each line the user types.
 //
 // Human mode parses a command (command.h) and runs it through a client Pool: finds
-// on the read listener, writes on the write listener, each table opened on demand
+// on the read listener, writes on the write listener (of the first host that
+// answers, when several are given), each table opened on demand
 // with the index and columns last named for it (open, using, columns) or, failing
 // that, its PRIMARY key and all its columns (sql_columns.h). Raw mode sends the line
-// as typed, escapes decoded, on a connection of its own, and prints the answer line.
+// as typed, escapes decoded, on a connection of its own (to the first host that
+// answers), and prints the answer line.
 // Output goes to `out`, errors to `err`; in interactive mode with status lines and
 // timings. Single-threaded (the CLI's only thread).
 #pragma once
@@ -27,7 +29,9 @@ namespace rowsocket {
 namespace cli {
 
 struct CliOptions {
-  std::string host = "127.0.0.1";
+  // Servers in order of preference (-h a,b or -h a -h b): finds and writes each go
+  // to the first one whose listener answers.
+  std::vector<std::string> hosts = {"127.0.0.1"};
   uint16_t port = 9998;      // read listener; 0: none
   uint16_t port_wr = 9999;   // write listener; 0: none
   std::string secret;        // for the read listener

@@ -1,9 +1,12 @@
-// Pool: idle connections per endpoint, round-robin choice, backoff, read retry.
+// Pool: idle connections per endpoint, the choice of endpoint for each call (balance,
+// health, read-your-writes), backoff, and the read retry.
 //
-// One mutex guards everything shared: the endpoints' idle lists, failure counts and
-// next-attempt times, and the round-robin cursors. It is never held across network
-// I/O: a connect or a request runs unlocked, on the caller's thread, with the
-// connection owned by the caller's Lease. Called from any thread.
+// One mutex guards everything shared: the endpoints' idle lists and health (out or
+// in, failures, next attempt), and the round-robin cursors. It is never held across
+// network I/O: a connect or a request runs unlocked, on the caller's thread, with
+// the connection owned by the caller's Lease. The health check is lazy: an endpoint
+// that is out is tried again by the first call after its backoff (one call at a
+// time: `probing`), so there is no thread to stop. Called from any thread.
 #include "rowsocket/pool.h"
 
 #include <algorithm>
@@ -17,11 +20,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr size_t kNone = static_cast<size_t>(-1);
+
 struct EndpointState {
   Endpoint endpoint;
+  Role role;
   std::vector<std::unique_ptr<Connection>> idle;
-  int failures = 0;             // connects failed in a row
-  Clock::time_point retry_at;   // no connect attempt before this
+  int failures = 0;            // connects failed in a row
+  bool out = false;            // skipped by calls until retry_at
+  bool probing = false;        // a call is trying it again (others still skip it)
+  Clock::time_point retry_at;  // no connect attempt before this while out
 };
 
 std::string Where(const Endpoint& e) { return e.host + ":" + std::to_string(e.port); }
@@ -34,6 +42,28 @@ struct Pool::State {
   std::vector<EndpointState> endpoints;  // readers first, then writers
   std::vector<size_t> readers, writers;  // positions in endpoints
   size_t next_read = 0, next_write = 0;  // round-robin cursors
+
+  Clock::time_point Now() const { return options.clock ? options.clock() : Clock::now(); }
+
+  // Appends the endpoints of `list` to `order` in the order `balance` tries them.
+  void AddInOrder(const std::vector<size_t>& list, Balance balance, size_t* cursor,
+                  std::vector<size_t>* order) const {
+    if (list.empty()) return;
+    const size_t first = balance == Balance::kInTurn ? (*cursor)++ % list.size() : 0;
+    for (size_t n = 0; n < list.size(); ++n) {
+      const size_t at = list[(first + n) % list.size()];
+      if (std::find(order->begin(), order->end(), at) == order->end()) order->push_back(at);
+    }
+  }
+};
+
+// What a call may use: a write (or a Session's read of its own writes) takes write
+// endpoints only, `prefer` first when set; a read takes readers, then writers
+// (unless options.reads_fall_back_to_writers is off and there are readers).
+struct Pool::Route {
+  bool write = false;
+  bool fresh = false;     // no idle connection (the retry of a read)
+  size_t prefer = kNone;  // the write endpoint of a Session's last write
 };
 
 Pool::Pool(PoolOptions options) : state_(std::make_unique<State>()) {
@@ -41,11 +71,11 @@ Pool::Pool(PoolOptions options) : state_(std::make_unique<State>()) {
   s.options = std::move(options);
   for (const Endpoint& e : s.options.readers) {
     s.readers.push_back(s.endpoints.size());
-    s.endpoints.push_back(EndpointState{e, {}, 0, {}});
+    s.endpoints.push_back(EndpointState{e, Role::kRead, {}, 0, false, false, {}});
   }
   for (const Endpoint& e : s.options.writers) {
     s.writers.push_back(s.endpoints.size());
-    s.endpoints.push_back(EndpointState{e, {}, 0, {}});
+    s.endpoints.push_back(EndpointState{e, Role::kWrite, {}, 0, false, false, {}});
   }
 }
 
@@ -72,14 +102,28 @@ Pool::Lease& Pool::Lease::operator=(Lease&& o) noexcept {
 Pool::Lease::~Lease() { Release(); }
 
 void Pool::Lease::Release() {
-  if (conn_ && conn_->connected()) pool_->GiveBack(endpoint_, std::move(conn_));
+  if (!conn_) return;
+  // A connection broken by an I/O error says its endpoint's idle ones may be too.
+  if (conn_->connected()) {
+    pool_->GiveBack(endpoint_, std::move(conn_));
+  } else {
+    pool_->DropIdle(endpoint_);
+  }
   conn_.reset();
 }
 
 void Pool::GiveBack(size_t endpoint, std::unique_ptr<Connection> conn) {
   std::lock_guard<std::mutex> lock(state_->mu);
-  auto& idle = state_->endpoints[endpoint].idle;
-  if (idle.size() < state_->options.max_idle_per_endpoint) idle.push_back(std::move(conn));
+  EndpointState& e = state_->endpoints[endpoint];
+  if (!e.out && e.idle.size() < state_->options.max_idle_per_endpoint) {
+    e.idle.push_back(std::move(conn));
+  }
+}
+
+void Pool::DropIdle(size_t endpoint) {
+  std::vector<std::unique_ptr<Connection>> dropped;  // closed after the lock is let go
+  std::lock_guard<std::mutex> lock(state_->mu);
+  dropped.swap(state_->endpoints[endpoint].idle);
 }
 
 size_t Pool::idle_connections() const {
@@ -89,40 +133,63 @@ size_t Pool::idle_connections() const {
   return n;
 }
 
+std::vector<EndpointStatus> Pool::endpoints() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  std::vector<EndpointStatus> all;
+  for (const EndpointState& e : state_->endpoints) {
+    all.push_back(EndpointStatus{e.endpoint, e.role, !e.out, e.failures});
+  }
+  return all;
+}
+
 // -- choosing and connecting ---------------------------------------------------
 
-Result<Pool::Lease> Pool::Acquire(Role role) { return AcquireFrom(role, false); }
+Result<Pool::Lease> Pool::Acquire(Role role) {
+  Route route;
+  route.write = role == Role::kWrite;
+  return AcquireFrom(route);
+}
 
-Result<Pool::Lease> Pool::AcquireFrom(Role role, bool fresh) {
+Result<Pool::Lease> Pool::AcquireFrom(const Route& route) {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
-  const bool use_readers = role == Role::kRead && !s.readers.empty();
-  const std::vector<size_t>& candidates = use_readers ? s.readers : s.writers;
-  if (candidates.empty()) {
-    return Error::Usage(role == Role::kRead ? "the pool has no endpoint" : "the pool has no write endpoint");
+  std::vector<size_t> order;
+  if (route.prefer != kNone) order.push_back(route.prefer);
+  if (!route.write) s.AddInOrder(s.readers, s.options.read_balance, &s.next_read, &order);
+  if (route.write || s.readers.empty() || s.options.reads_fall_back_to_writers) {
+    s.AddInOrder(s.writers, s.options.write_balance, &s.next_write, &order);
   }
-  size_t& cursor = use_readers ? s.next_read : s.next_write;
-  const size_t first = cursor++ % candidates.size();
+  if (order.empty()) {
+    return Error::Usage(route.write ? "the pool has no write endpoint"
+                                    : "the pool has no endpoint");
+  }
   std::optional<Error> last_error;
 
-  for (size_t n = 0; n < candidates.size(); ++n) {
-    const size_t at = candidates[(first + n) % candidates.size()];
+  for (const size_t at : order) {
     EndpointState& e = s.endpoints[at];
     // Guide: an idle connection that still looks alive.
-    while (!fresh && !e.idle.empty()) {
+    while (!route.fresh && !e.idle.empty()) {
       std::unique_ptr<Connection> conn = std::move(e.idle.back());
       e.idle.pop_back();
       if (conn->LooksAlive()) return Lease(this, at, std::move(conn));
     }
-    // Guide: a new connection, unless the endpoint is backing off.
-    const Clock::time_point now = Clock::now();
-    if (now < e.retry_at) {
-      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(e.retry_at - now);
+    // Guide: an endpoint that is out is skipped until its backoff has passed; then
+    // this call tries it again, and calls meanwhile still skip it.
+    const Clock::time_point now = s.Now();
+    const bool probe = e.out;
+    if (e.out && (now < e.retry_at || e.probing)) {
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::max(e.retry_at - now, Clock::duration::zero()));
       last_error = Error::Io(Where(e.endpoint) + " is down (" + std::to_string(e.failures) +
-                             " failed connects); next attempt in " +
-                             std::to_string(wait.count()) + " ms");
+                             " failed connects); " +
+                             (e.probing ? std::string("another call is trying it again")
+                                        : "next attempt in " + std::to_string(wait.count()) +
+                                              " ms"));
       continue;
     }
+    if (probe) e.probing = true;
+    // Guide: a new connection, made unlocked. Nothing of the call was sent before
+    // it exists, so a failure here lets even a write go on to the next endpoint.
     const Endpoint endpoint = e.endpoint;
     ConnectOptions options = s.options.connect;
     options.secret = endpoint.secret;
@@ -130,16 +197,19 @@ Result<Pool::Lease> Pool::AcquireFrom(Role role, bool fresh) {
     Result<Connection> conn = Connection::Connect(endpoint.host, endpoint.port, options);
     lock.lock();
     EndpointState& after = s.endpoints[at];
+    if (probe) after.probing = false;
     if (conn.ok()) {
       after.failures = 0;
-      after.retry_at = {};
+      after.out = false;
       return Lease(this, at, std::make_unique<Connection>(std::move(conn.value())));
     }
     if (conn.error().is_io()) {
       ++after.failures;
-      auto backoff = s.options.min_backoff * (1LL << std::min(after.failures - 1, 20));
-      after.retry_at = Clock::now() + std::min<std::chrono::milliseconds>(
-                                          backoff, s.options.max_backoff);
+      after.out = true;
+      const auto backoff = s.options.min_backoff * (1LL << std::min(after.failures - 1, 20));
+      after.retry_at =
+          s.Now() + std::min<std::chrono::milliseconds>(backoff, s.options.max_backoff);
+      after.idle.clear();
     }
     last_error = conn.error();
   }
@@ -148,10 +218,17 @@ Result<Pool::Lease> Pool::AcquireFrom(Role role, bool fresh) {
 
 // -- requests ------------------------------------------------------------------
 
-BatchResult Pool::Run(const Batch& batch, bool write) {
-  const Role role = write ? Role::kWrite : Role::kRead;
+BatchResult Pool::Run(const Batch& batch, Session* session) {
+  Route route;
+  route.write = batch.has_writes();
+  if (!route.write && session != nullptr && session->reads_own_writes()) {
+    route.write = true;  // write endpoints only, the session's first
+    route.prefer = session->writer_;
+  }
+  const bool retry_allowed = !batch.has_writes();
   for (int attempt = 0;; ++attempt) {
-    Result<Lease> lease = AcquireFrom(role, attempt > 0);
+    route.fresh = attempt > 0;
+    Result<Lease> lease = AcquireFrom(route);
     if (!lease.ok()) {
       BatchResult failed;
       failed.answered = 0;
@@ -159,12 +236,25 @@ BatchResult Pool::Run(const Batch& batch, bool write) {
       return failed;
     }
     BatchResult r = (*lease)->Execute(batch);
+    if (batch.has_writes() && session != nullptr) {
+      session->writer_ = lease->endpoint_;
+      session->until_ = state_->Now() + state_->options.read_your_writes;
+      session->wrote_ = true;
+    }
     // A read that met a broken connection runs again, once, on a fresh one.
-    if (write || attempt > 0 || r.answered == r.replies.size()) return r;
+    if (!retry_allowed || attempt > 0 || r.answered == r.replies.size()) return r;
   }
 }
 
-BatchResult Pool::Execute(const Batch& batch) { return Run(batch, batch.has_writes()); }
+BatchResult Pool::Execute(const Batch& batch) { return Run(batch, nullptr); }
+
+BatchResult Pool::Session::Execute(const Batch& batch) { return pool_->Run(batch, this); }
+
+bool Pool::Session::reads_own_writes() const {
+  return wrote_ && pool_->state_->Now() < until_;
+}
+
+// -- Requester: one-request batches --------------------------------------------
 
 namespace {
 
@@ -182,46 +272,47 @@ Result<uint64_t> TakeCount(Result<Reply>&& r) {
 
 }  // namespace
 
-Result<Rows> Pool::Find(const Index& index, const Query& query) {
+Result<Rows> Requester::Find(const Index& index, const Query& query) {
   Batch b;
   b.Find(index, query);
-  return TakeRows(First(Run(b, false)));
+  return TakeRows(First(Execute(b)));
 }
 
-Result<uint64_t> Pool::Update(const Index& index, const Query& query, Row values) {
+Result<uint64_t> Requester::Update(const Index& index, const Query& query, Row values) {
   Batch b;
   b.Update(index, query, std::move(values));
-  return TakeCount(First(Run(b, true)));
+  return TakeCount(First(Execute(b)));
 }
 
-Result<uint64_t> Pool::Increment(const Index& index, const Query& query, Row deltas) {
+Result<uint64_t> Requester::Increment(const Index& index, const Query& query, Row deltas) {
   Batch b;
   b.Increment(index, query, std::move(deltas));
-  return TakeCount(First(Run(b, true)));
+  return TakeCount(First(Execute(b)));
 }
 
-Result<uint64_t> Pool::Decrement(const Index& index, const Query& query, Row deltas) {
+Result<uint64_t> Requester::Decrement(const Index& index, const Query& query, Row deltas) {
   Batch b;
   b.Decrement(index, query, std::move(deltas));
-  return TakeCount(First(Run(b, true)));
+  return TakeCount(First(Execute(b)));
 }
 
-Result<uint64_t> Pool::Remove(const Index& index, const Query& query) {
+Result<uint64_t> Requester::Remove(const Index& index, const Query& query) {
   Batch b;
   b.Remove(index, query);
-  return TakeCount(First(Run(b, true)));
+  return TakeCount(First(Execute(b)));
 }
 
-Result<Rows> Pool::FindAndModify(const Index& index, const Query& query, const Modify& modify) {
+Result<Rows> Requester::FindAndModify(const Index& index, const Query& query,
+                                      const Modify& modify) {
   Batch b;
   b.FindAndModify(index, query, modify);
-  return TakeRows(First(Run(b, true)));
+  return TakeRows(First(Execute(b)));
 }
 
-Result<uint64_t> Pool::Insert(const Index& index, Row values) {
+Result<uint64_t> Requester::Insert(const Index& index, Row values) {
   Batch b;
   b.Insert(index, std::move(values));
-  return TakeCount(First(Run(b, true)));  // count() and insert_id() are the same number
+  return TakeCount(First(Execute(b)));  // count() and insert_id() are the same number
 }
 
 }  // namespace client

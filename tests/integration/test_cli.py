@@ -11,7 +11,7 @@ import pytest
 
 import harness
 import targets
-from client_tools import cli, home_with_my_cnf
+from client_tools import CLI, cli, home_with_my_cnf, program
 
 pytestmark = targets.rowsocket_only
 
@@ -118,6 +118,40 @@ def test_unreachable_server_is_a_connection_error(target):
     result = cli(target, "-P", str(closed_port), "-e", OPEN)
     assert result.returncode == 1
     assert result.stderr.startswith(f"ERROR (connection): cannot connect to 127.0.0.1:{closed_port}")
+
+
+@pytest.mark.parametrize("hosts", [["-h", "127.0.0.2,127.0.0.1"],
+                                   ["-h", "127.0.0.2", "-h", "127.0.0.1"]])
+def test_several_hosts_use_the_first_that_answers(target, sql, hosts):
+    # 127.0.0.2 is a loopback address the server does not listen on: refused.
+    ports = ["-P", str(target.port), "-W", str(target.port_wr)]
+    result = subprocess.run([program(CLI), *hosts, *ports, "-e",
+                             "open test.user PRIMARY user_id,user_name; "
+                             "insert test.user 106 Cy; find test.user = 106"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            timeout=60)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "106\tCy\n", "")
+    assert sql.flat("SELECT user_name FROM test.user WHERE user_id = 106") == ["Cy"]
+    raw = subprocess.run([program(CLI), *hosts, *ports, "--raw", "-e",
+                          "P\t0\ttest\tuser\tPRIMARY\tuser_name\n0\t=\t1\t101"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         timeout=60)
+    assert (raw.returncode, raw.stdout) == (0, "0\t1\n0\t1\tYukari Takeba\n")
+
+
+def test_several_hosts_none_answering_is_a_connection_error(target):
+    result = subprocess.run([program(CLI), "-h", "127.0.0.2,127.0.0.3", "-P", str(target.port),
+                             "-e", OPEN], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.startswith("ERROR (connection): ")
+
+
+def test_an_empty_host_in_the_list_is_a_bad_option(target):
+    result = subprocess.run([program(CLI), "-h", "127.0.0.1,", "-e", OPEN],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            timeout=60)
+    assert (result.returncode, result.stderr) == (2, "bad --host\n")
 
 
 def test_writes_go_to_the_write_port_and_sql_sees_them(target, sql):

@@ -34,13 +34,15 @@ class FakeServer {
   // (request line without LF, connection number from 0) -> bytes to answer.
   using Handler = std::function<std::string(const std::string& line, int conn)>;
 
-  explicit FakeServer(Handler handler) : handler_(std::move(handler)) {
+  // `port` 0: a free port; else that one (e.g. a ClosedPort() that comes to life).
+  explicit FakeServer(Handler handler, uint16_t port = 0) : handler_(std::move(handler)) {
     listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;
     ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
     ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
     socklen_t len = sizeof(addr);
     ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fake_server.h"
+#include "pool_fakes.h"
 #include "rowsocket/pool.h"
 
 namespace rowsocket {
@@ -17,26 +18,11 @@ namespace {
 using testing::ClosedPort;
 using testing::FakeServer;
 
-std::string Answer(const std::string& line, int) {
-  if (line[0] == 'P') return "0\t1\n";
-  if (line.find("\t+\t") != std::string::npos) return "0\t1\t9\n";
-  if (line.find("\tU\t") != std::string::npos) return "0\t1\t1\n";
-  return "0\t1\trow\n";
-}
-
-const Index kIdx("db", "t", "PRIMARY", {"a"});
-
 PoolOptions Options(const FakeServer& reader, const FakeServer& writer) {
   PoolOptions o;
   o.readers.push_back({"127.0.0.1", reader.port()});
   o.writers.push_back({"127.0.0.1", writer.port()});
   return o;
-}
-
-size_t Count(const std::vector<std::string>& lines, char first) {
-  size_t n = 0;
-  for (const std::string& l : lines) n += !l.empty() && l[0] == first;
-  return n;
 }
 
 TEST(Pool, reads_go_to_readers_and_writes_to_writers) {
@@ -81,9 +67,11 @@ TEST(Pool, batches_with_writes_go_to_the_writer) {
 }
 
 TEST(Pool, a_refused_endpoint_backs_off_then_is_tried_again) {
+  ManualClock clock;
   PoolOptions o;
   o.writers.push_back({"127.0.0.1", ClosedPort()});
   o.min_backoff = std::chrono::milliseconds(1000);
+  o.clock = clock.Source();
   Pool pool(o);
   Result<uint64_t> first = pool.Insert(kIdx, {1});
   ASSERT_FALSE(first.ok());
@@ -92,7 +80,7 @@ TEST(Pool, a_refused_endpoint_backs_off_then_is_tried_again) {
   ASSERT_FALSE(second.ok());
   EXPECT_TRUE(second.error().is_io());
   EXPECT_NE(second.error().message().find("is down"), std::string::npos);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  clock.Advance(std::chrono::milliseconds(1000));
   Result<uint64_t> third = pool.Insert(kIdx, {1});
   ASSERT_FALSE(third.ok());
   EXPECT_NE(third.error().message().find("cannot connect"), std::string::npos);
