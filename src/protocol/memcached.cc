@@ -1,0 +1,94 @@
+// The parts of the memcached protocol layer that do not depend on the framing: the
+// dispatch of ParseMcRequest to the text or binary parser, noreply rules, keys, and
+// the incr/decr arithmetic. Called by the server's connection code and by the
+// engine, on whichever thread owns the request. Pure functions.
+#include "protocol/memcached.h"
+
+#include <charconv>
+
+#include "protocol/decimal.h"
+#include "protocol/memcached_parse.h"
+
+namespace rowsocket {
+
+void McRequest::Clear() {
+  keys.clear();
+  McRequest fresh;
+  fresh.keys.swap(keys);
+  *this = std::move(fresh);
+}
+
+bool McRequest::WantsAnswer(McOutcome outcome) const {
+  if (!noreply) return true;
+  switch (framing) {
+    case McFraming::kText:
+      return false;
+    case McFraming::kMeta:
+      if (outcome == McOutcome::kError) return true;
+      if (command == McCommand::kMetaGet) return outcome != McOutcome::kMiss;
+      return outcome != McOutcome::kSuccess;
+    case McFraming::kBinary:
+      if (outcome == McOutcome::kError) return true;
+      if (command == McCommand::kGet || command == McCommand::kGat) {
+        return outcome != McOutcome::kMiss;
+      }
+      return outcome != McOutcome::kSuccess;
+  }
+  return true;
+}
+
+McParseResult ParseMcRequest(std::string_view input, McProtocol protocol,
+                             const McLimits& limits, McRequest* out) {
+  out->Clear();
+  if (protocol == McProtocol::kBinary) return mc_internal::ParseBinary(input, limits, out);
+  return mc_internal::ParseText(input, limits, out);
+}
+
+bool McValidKey(std::string_view key, McFraming framing) {
+  if (key.empty() || key.size() > kMcMaxKeyLength) return false;
+  if (framing == McFraming::kBinary) return true;
+  for (char c : key) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b <= 0x20 || b == 0x7f) return false;
+  }
+  return true;
+}
+
+McDeltaResult McApplyDelta(std::string_view stored, bool decrement, uint64_t delta) {
+  McDeltaResult result;
+  const size_t end = stored.find_last_not_of(' ');
+  if (end == std::string_view::npos) return result;  // empty or all spaces
+  uint64_t value = 0;
+  if (!ParseDecimal(stored.substr(0, end + 1), &value)) return result;
+  if (decrement) {
+    value = delta > value ? 0 : value - delta;
+  } else {
+    value += delta;  // wraps at 2^64, as memcached
+  }
+  result.numeric = true;
+  result.value = value;
+  const auto printed = std::to_chars(result.digits, result.digits + sizeof(result.digits), value);
+  result.size = static_cast<uint8_t>(printed.ptr - result.digits);
+  return result;
+}
+
+namespace mc_internal {
+
+bool ParseUnsigned(std::string_view text, uint64_t max, uint64_t* value) {
+  uint64_t v = 0;
+  if (!ParseDecimal(text, &v) || v > max) return false;
+  *value = v;
+  return true;
+}
+
+bool ParseInt32(std::string_view text, int64_t* value) {
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) text.remove_prefix(1);
+  uint64_t magnitude = 0;
+  if (!ParseUnsigned(text, negative ? 0x80000000ULL : 0x7fffffffULL, &magnitude)) return false;
+  *value = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+  return true;
+}
+
+}  // namespace mc_internal
+}  // namespace rowsocket

@@ -1,0 +1,236 @@
+// Tests for the memcached answer writers (exact bytes of every shape), McApplyDelta
+// and McValidKey.
+#include "protocol/memcached_response.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <string>
+
+#include "memcached_test_util.h"
+#include "protocol/memcached.h"
+
+namespace rowsocket {
+namespace {
+
+using mc_test::Big;
+using mc_test::Packet;
+
+// Parses one request; the inputs live as long as the test program, since the
+// request points into them.
+McRequest ParseOne(std::string input, McProtocol protocol) {
+  static std::deque<std::string> inputs;
+  inputs.push_back(std::move(input));
+  McRequest request;
+  const McParseResult r = ParseMcRequest(inputs.back(), protocol, McLimits(), &request);
+  EXPECT_EQ(r.status, McParseStatus::kRequest);
+  return request;
+}
+
+TEST(MemcachedTextWriter, fixed_replies) {
+  std::string out;
+  McTextWriter w(&out);
+  for (McTextReply r : {McTextReply::kStored, McTextReply::kNotStored, McTextReply::kExists,
+                        McTextReply::kNotFound, McTextReply::kDeleted, McTextReply::kTouched,
+                        McTextReply::kOk, McTextReply::kEnd, McTextReply::kError}) {
+    w.Reply(r);
+  }
+  EXPECT_EQ(out,
+            "STORED\r\nNOT_STORED\r\nEXISTS\r\nNOT_FOUND\r\nDELETED\r\nTOUCHED\r\nOK\r\nEND\r\n"
+            "ERROR\r\n");
+}
+
+TEST(MemcachedTextWriter, values_numbers_stats_errors) {
+  std::string out;
+  McTextWriter w(&out);
+  w.Value("k", 5, std::string("a\r\n\0", 4));
+  w.ValueWithCas("k2", 4294967295u, "", 18446744073709551615ull);
+  w.Reply(McTextReply::kEnd);
+  w.Number(0);
+  w.Number(18446744073709551615ull);
+  w.Version("1.6.21-rowsocket");
+  w.Stat("pid", "42");
+  w.Reply(McTextReply::kEnd);
+  w.ClientError("bad data chunk");
+  w.ServerError("out of memory");
+  w.Line("CLIENT_ERROR bad command line format");
+  EXPECT_EQ(out, std::string("VALUE k 5 4\r\na\r\n\0\r\n", 19) +
+                     "VALUE k2 4294967295 0 18446744073709551615\r\n\r\nEND\r\n"
+                     "0\r\n18446744073709551615\r\nVERSION 1.6.21-rowsocket\r\n"
+                     "STAT pid 42\r\nEND\r\nCLIENT_ERROR bad data chunk\r\n"
+                     "SERVER_ERROR out of memory\r\nCLIENT_ERROR bad command line format\r\n");
+}
+
+TEST(MemcachedTextWriter, get_answer_reads_back_as_memcached_framing) {
+  // Round trip: the data block of a VALUE is exactly what a set carried.
+  const std::string data("\0\r\nEND\r\n", 8);
+  const McRequest set = ParseOne("set k 9 0 8\r\n" + data + "\r\n", McProtocol::kText);
+  std::string out;
+  McTextWriter(&out).Value(set.keys[0], set.flags, set.value);
+  const std::string header = "VALUE k 9 8\r\n";
+  ASSERT_EQ(out.substr(0, header.size()), header);
+  EXPECT_EQ(out.substr(header.size(), 8), data);
+  EXPECT_EQ(out.substr(header.size() + 8), "\r\n");
+}
+
+TEST(MemcachedTextWriter, meta_answers_echo_the_asked_flags_in_order) {
+  const McRequest mg = ParseOne("mg foo k v c Oop f t s h l q\r\n", McProtocol::kText);
+  McMetaItem item;
+  item.flags = 3;
+  item.cas = 99;
+  item.ttl = -1;
+  item.size = 3;
+  item.last_access = 7;
+  item.fetched = true;
+  item.won = true;
+  std::string out;
+  McTextWriter w(&out);
+  w.MetaValue(mg, item, "bar");
+  w.MetaStatus("EN", mg, nullptr);
+  w.MetaNoop();
+  EXPECT_EQ(out,
+            "VA 3 kfoo c99 Oop f3 t-1 s3 h1 l7 W\r\nbar\r\n"
+            "EN kfoo Oop\r\nMN\r\n");
+}
+
+TEST(MemcachedTextWriter, meta_set_delete_arithmetic_echo_their_own_flags) {
+  McMetaItem item;
+  item.cas = 5;
+  item.ttl = 30;
+  std::string out;
+  McTextWriter w(&out);
+  w.MetaStatus("HD", ParseOne("ms foo 1 c k T9 O1\r\nx\r\n", McProtocol::kText), &item);
+  w.MetaStatus("NS", ParseOne("ms foo 1 c k\r\nx\r\n", McProtocol::kText), nullptr);
+  w.MetaStatus("HD", ParseOne("md foo c O2\r\n", McProtocol::kText), &item);
+  w.MetaValue(ParseOne("ma foo v t c\r\n", McProtocol::kText), item, "6");
+  w.MetaDebug("foo", "exp=-1 la=1 cas=5 fetch=no cls=1 size=63");
+  EXPECT_EQ(out,
+            "HD c5 kfoo O1\r\nNS kfoo\r\nHD O2\r\nVA 1 t30 c5\r\n6\r\n"
+            "ME foo exp=-1 la=1 cas=5 fetch=no cls=1 size=63\r\n");
+}
+
+// The fields of a binary response header.
+struct Header {
+  uint8_t magic, opcode, extras;
+  uint16_t key, status;
+  uint32_t body, opaque;
+  uint64_t cas;
+};
+
+Header ReadHeader(std::string_view p) {
+  auto u = [p](size_t i) { return static_cast<uint64_t>(static_cast<uint8_t>(p[i])); };
+  auto be = [&u](size_t i, int n) {
+    uint64_t v = 0;
+    for (int k = 0; k < n; ++k) v = (v << 8) | u(i + k);
+    return v;
+  };
+  return Header{static_cast<uint8_t>(u(0)), static_cast<uint8_t>(u(1)),
+                static_cast<uint8_t>(u(4)), static_cast<uint16_t>(be(2, 2)),
+                static_cast<uint16_t>(be(6, 2)), static_cast<uint32_t>(be(8, 4)),
+                static_cast<uint32_t>(be(12, 4)), be(16, 8)};
+}
+
+TEST(MemcachedBinaryWriter, hit_with_and_without_key) {
+  const McRequest getk = ParseOne(Packet(0x0c, "", "foo", "", 77), McProtocol::kBinary);
+  std::string out;
+  McBinaryWriter(&out).Hit(getk, 0x01020304, 12, "bar");
+  ASSERT_EQ(out.size(), 24u + 4 + 3 + 3);
+  const Header h = ReadHeader(out);
+  EXPECT_EQ(h.magic, 0x81);
+  EXPECT_EQ(h.opcode, 0x0c);
+  EXPECT_EQ(h.key, 3);
+  EXPECT_EQ(h.extras, 4);
+  EXPECT_EQ(h.status, 0);
+  EXPECT_EQ(h.body, 10u);
+  EXPECT_EQ(h.opaque, 77u);
+  EXPECT_EQ(h.cas, 12u);
+  EXPECT_EQ(out.substr(24), "\x01\x02\x03\x04" "foobar");
+
+  const McRequest get = ParseOne(Packet(0x00, "", "foo", "", 1), McProtocol::kBinary);
+  out.clear();
+  McBinaryWriter(&out).Hit(get, 0, 0, "v");
+  EXPECT_EQ(ReadHeader(out).key, 0);
+  EXPECT_EQ(out.substr(24), std::string("\0\0\0\0v", 5));
+}
+
+TEST(MemcachedBinaryWriter, miss_error_counter_version_stat_success) {
+  const McRequest get = ParseOne(Packet(0x00, "", "foo", "", 5), McProtocol::kBinary);
+  const McRequest getk = ParseOne(Packet(0x0c, "", "foo", "", 6), McProtocol::kBinary);
+  std::string out;
+  McBinaryWriter w(&out);
+  w.Miss(get);
+  EXPECT_EQ(ReadHeader(out).status, 1);
+  EXPECT_EQ(out.substr(24), "Not found");
+  out.clear();
+  w.Miss(getk);
+  EXPECT_EQ(ReadHeader(out).key, 3);
+  EXPECT_EQ(out.substr(24), "foo");
+  out.clear();
+  w.Error(get, McStatus::kNonNumeric);
+  EXPECT_EQ(ReadHeader(out).status, 6);
+  EXPECT_EQ(out.substr(24), "Non-numeric server-side value for incr or decr");
+  out.clear();
+  w.Counter(get, 0x0102030405060708ull, 3);
+  EXPECT_EQ(out.substr(24), "\x01\x02\x03\x04\x05\x06\x07\x08");
+  EXPECT_EQ(ReadHeader(out).cas, 3u);
+  out.clear();
+  w.Version(get, "1.6");
+  EXPECT_EQ(out.substr(24), "1.6");
+  out.clear();
+  w.Stat(get, "pid", "1");
+  w.StatEnd(get);
+  EXPECT_EQ(ReadHeader(out).key, 3);
+  EXPECT_EQ(out.substr(24, 4), "pid1");
+  EXPECT_EQ(out.size(), 24u + 4 + 24);
+  out.clear();
+  w.Success(get, 9);
+  EXPECT_EQ(out.size(), 24u);
+  EXPECT_EQ(ReadHeader(out).cas, 9u);
+  EXPECT_EQ(ReadHeader(out).opaque, 5u);
+}
+
+TEST(MemcachedBinaryWriter, every_status_has_memcached_message) {
+  EXPECT_EQ(McBinaryWriter::MessageFor(McStatus::kKeyExists), "Data exists for key.");
+  EXPECT_EQ(McBinaryWriter::MessageFor(McStatus::kValueTooLarge), "Too large.");
+  EXPECT_EQ(McBinaryWriter::MessageFor(McStatus::kInvalidArguments), "Invalid arguments");
+  EXPECT_EQ(McBinaryWriter::MessageFor(McStatus::kNotStored), "Not stored.");
+  EXPECT_EQ(McBinaryWriter::MessageFor(McStatus::kAuthError), "Auth failure.");
+  EXPECT_EQ(McBinaryWriter::MessageFor(McStatus::kUnknownCommand), "Unknown command");
+  EXPECT_EQ(McBinaryWriter::MessageFor(McStatus::kOutOfMemory), "Out of memory");
+}
+
+// --- incr/decr and keys --------------------------------------------------------------
+
+TEST(MemcachedDelta, incr_wraps_and_decr_stops_at_zero) {
+  EXPECT_EQ(McApplyDelta("10", false, 5).text(), "15");
+  EXPECT_EQ(McApplyDelta("18446744073709551615", false, 2).text(), "1");
+  EXPECT_EQ(McApplyDelta("10", true, 3).text(), "7");
+  EXPECT_EQ(McApplyDelta("10", true, 11).text(), "0");
+  EXPECT_EQ(McApplyDelta("0", true, 1).value, 0u);
+  EXPECT_EQ(McApplyDelta("007", false, 0).text(), "7");
+  EXPECT_EQ(McApplyDelta("9  ", false, 1).text(), "10");  // memcached's decr padding
+}
+
+TEST(MemcachedDelta, non_numeric_values_are_refused) {
+  for (std::string_view bad : {"", " ", "abc", "-1", "+1", " 1", "1a", "1 2",
+                               "18446744073709551616", "1.5"}) {
+    EXPECT_FALSE(McApplyDelta(bad, false, 1).numeric) << bad;
+  }
+}
+
+TEST(MemcachedKey, text_keys_have_no_control_bytes_binary_keys_any) {
+  EXPECT_TRUE(McValidKey("a", McFraming::kText));
+  EXPECT_TRUE(McValidKey(std::string(250, 'k'), McFraming::kMeta));
+  EXPECT_TRUE(McValidKey("\xc3\xa9t\xc3\xa9", McFraming::kText));
+  EXPECT_FALSE(McValidKey("", McFraming::kText));
+  EXPECT_FALSE(McValidKey(std::string(251, 'k'), McFraming::kText));
+  EXPECT_FALSE(McValidKey("a b", McFraming::kText));
+  EXPECT_FALSE(McValidKey("a\tb", McFraming::kText));
+  EXPECT_FALSE(McValidKey("a\x7f", McFraming::kText));
+  EXPECT_TRUE(McValidKey("a b\n", McFraming::kBinary));
+  EXPECT_FALSE(McValidKey(std::string(251, 'k'), McFraming::kBinary));
+  EXPECT_FALSE(McValidKey("", McFraming::kBinary));
+}
+
+}  // namespace
+}  // namespace rowsocket
