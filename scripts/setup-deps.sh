@@ -95,6 +95,7 @@ install_packages() {
                libssl-dev openssl
                python3 python3-pytest python3-pymysql python3-pip python3-setuptools python3-wheel
                python3-venv mypy procps xz-utils memcached tmux gnuplot-nox
+               python3-pymemcache libmemcached-tools
                perl libperl-dev libdbi-perl libdbd-mariadb-perl)
   local missing=()
   for p in "${pkgs[@]}"; do

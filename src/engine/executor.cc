@@ -2,9 +2,15 @@
 // Runs on a worker thread. The requests that touch rows are in row_requests.cc.
 #include "engine/executor.h"
 
-#include <chrono>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstring>
+#include <ctime>
+
+#include "engine/containers.h"
 #include "engine/request_check.h"
+#include "protocol/memcached_rows.h"
 #include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
 #include "util/clock.h"
@@ -63,7 +69,8 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       tables_(thread_.thd(), !info.read_only),
       rows_(thread_.thd(), options.tunables),
       group_(thread_.thd(), !info.read_only, flusher, &info_.wake, stats_),
-      accounts_(thread_.thd()) {
+      accounts_(thread_.thd()),
+      kv_(&rows_) {
   if (thread_.ok()) ApplyLockWaitTimeout(NowMs(), false);
 }
 
@@ -214,6 +221,8 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
       step.answered = true;
       step.status = BindIndex(bindings, r);
       return step;
+    case RequestType::kMemcached:
+      return PrepareMemcached(bindings, r);
     case RequestType::kFind:
     case RequestType::kInsert:
       break;
@@ -337,6 +346,170 @@ WireStatus EngineExecutor::CheckGrants(EngineIndexBindings* bindings, IndexBindi
   return ErrorStatus(WireError::kDenied);
 }
 
+// -- memcached (see key_value.h) -------------------------------------------------
+
+namespace {
+
+constexpr std::string_view kMcVersion = "1.6.0-rowsocket";
+
+}  // namespace
+
+Opened<OpenIndex> EngineExecutor::OpenContainer(std::unique_ptr<IndexBinding>* binding,
+                                                const char* columns) {
+  if (!*binding) {
+    *binding = std::make_unique<IndexBinding>();
+    (*binding)->db = KvContainer::kDb;
+    (*binding)->table = KvContainer::kTable;
+    (*binding)->index = "PRIMARY";
+    (*binding)->columns = columns;
+  }
+  const Opened<OpenIndex> opened = OpenForThisWorker(binding->get());
+  if (!opened.ok()) return opened;
+  OpenIndex* oi = opened.value;
+  WireStatus s = tables_.Reopen(oi->entry());
+  if (s.ok()) s = oi->Resolve();
+  if (!s.ok()) return Opened<OpenIndex>::Failed(s);
+  tables_.MarkUsed(oi->entry());
+  return opened;
+}
+
+// A memcached command: its container's two indexes, opened for this batch, or an
+// answer decided now (commands without a key, refusals).
+EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindings,
+                                                      const Request& r) {
+  Step step;
+  step.answered = true;
+  if (!McTouchesRows(*r.memcached)) return step;
+  if (r.IsWrite() && opt_readonly) {
+    step.status = WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
+    return step;
+  }
+  if (WSREP_ON && r.IsWrite()) {
+    step.status = RefuseGaleraWrite();
+    return step;
+  }
+  if (WSREP_ON && !GaleraNodeServesReads()) {
+    stats_->galera_reads_refused.Add();
+    step.status = WireStatus::StorageCode(ER_UNKNOWN_COM_ERROR);
+    return step;
+  }
+  const Opened<OpenIndex> lookup = OpenContainer(&bindings->kv_lookup, KvContainer::kLookupColumns);
+  const Opened<OpenIndex> insert =
+      lookup.ok() ? OpenContainer(&bindings->kv_insert, KvContainer::kInsertColumns) : lookup;
+  if (!insert.ok()) {
+    step.status = insert.error;
+    return step;
+  }
+  step.answered = false;
+  step.index = lookup.value;
+  step.insert_index = insert.value;
+  return step;
+}
+
+void EngineExecutor::AnswerMemcached(const BatchItem& item, const Step& step) {
+  const McRequest& mc = *item.request->memcached;
+  if (step.answered) {
+    if (!step.status.ok()) return AnswerError(item, step.status);
+    return AnswerMemcachedWithoutRows(mc, item.out);
+  }
+  if (thread_.thd()->killed != NOT_KILLED) return AnswerError(item, ErrorStatus(WireError::kKilled));
+  if (item.request->IsWrite()) thread_.thd()->set_time();
+  if (mc.command == McCommand::kFlushAll) return FlushContainer(mc, step.index, item.out);
+  KvResult result;
+  kv_.Run(mc, step.index, step.insert_index, &result);
+  WriteKvAnswer(mc, result, item.out);
+}
+
+// flush_all empties the default container only where rowsocket_memcached_flush
+// allows it; each time it does is logged.
+void EngineExecutor::FlushContainer(const McRequest& mc, OpenIndex* lookup, std::string* out) {
+  KvResult result;
+  if (!options_.tunables->memcached_flush.load(std::memory_order_relaxed)) {
+    result.outcome = McOutcome::kError;
+    result.status = McStatus::kNotStored;
+    result.error = "SERVER_ERROR flush_all is off (rowsocket_memcached_flush)";
+    return WriteKvAnswer(mc, result, out);
+  }
+  Request r;
+  r.type = RequestType::kFind;
+  r.op = FindOp::kGe;
+  r.key.push_back(WireValue::Of(""));
+  r.limit = UINT32_MAX;
+  r.modify = ModifyOp::kDelete;
+  std::string answer;
+  ResponseWriter w(&answer);
+  const RowResult row = rows_.Find(r, lookup, &w);
+  if (!row.status.ok()) {
+    result.outcome = McOutcome::kError;
+    result.status = McStatus::kOutOfMemory;
+    result.error = "SERVER_ERROR " + std::string(row.status.message());
+    return WriteKvAnswer(mc, result, out);
+  }
+  Log(LogLevel::kWarning, "memcached flush_all deleted the %llu rows of %s.%s",
+      static_cast<unsigned long long>(row.rows_changed), KvContainer::kDb, KvContainer::kTable);
+  if (!mc.WantsAnswer(McOutcome::kSuccess)) return;
+  if (mc.framing == McFraming::kBinary) return McBinaryWriter(out).Success(mc);
+  McTextWriter(out).Reply(McTextReply::kOk);
+}
+
+// Commands answered without the container: version, verbosity, stats, noop, quit,
+// SASL, and requests the parser refused.
+void EngineExecutor::AnswerMemcachedWithoutRows(const McRequest& mc, std::string* out) {
+  const bool binary = mc.framing == McFraming::kBinary;
+  McTextWriter text(out);
+  McBinaryWriter packet(out);
+  switch (mc.command) {
+    case McCommand::kInvalid:
+      if (!mc.WantsAnswer(McOutcome::kError)) return;
+      return binary ? packet.Error(mc, mc.error_status) : text.Line(mc.error);
+    case McCommand::kVersion:
+      return binary ? packet.Version(mc, kMcVersion) : text.Version(kMcVersion);
+    case McCommand::kVerbosity:
+    case McCommand::kQuit:
+    case McCommand::kNoop:
+      if (!mc.WantsAnswer(McOutcome::kSuccess)) return;
+      if (binary) return packet.Success(mc);
+      if (mc.command == McCommand::kVerbosity) text.Reply(McTextReply::kOk);
+      return;
+    case McCommand::kMetaNoop:
+      return text.MetaNoop();
+    case McCommand::kStats: {
+      if (!mc.argument.empty()) {
+        // Groups of memcached's own (settings, slabs, ...) have nothing to say
+        // here; any other is unknown, as memcached answers it.
+        const bool known = mc.argument == "settings" || mc.argument == "items" ||
+                           mc.argument == "slabs" || mc.argument == "sizes" ||
+                           mc.argument == "conns";
+        if (!known)
+          return binary ? packet.Error(mc, McStatus::kKeyNotFound) : text.Reply(McTextReply::kError);
+        return binary ? packet.StatEnd(mc) : text.Reply(McTextReply::kEnd);
+      }
+      const std::string pid = std::to_string(static_cast<long long>(getpid()));
+      const std::string now = std::to_string(static_cast<long long>(std::time(nullptr)));
+      const std::pair<std::string_view, std::string_view> stats[] = {
+          {"pid", pid}, {"time", now}, {"version", kMcVersion}};
+      for (const auto& [name, value] : stats)
+        binary ? packet.Stat(mc, name, value) : text.Stat(name, value);
+      return binary ? packet.StatEnd(mc) : text.Reply(McTextReply::kEnd);
+    }
+    default:  // SASL and meta debug: not served (yet)
+      if (binary) return packet.Error(mc, McStatus::kUnknownCommand);
+      return text.Reply(McTextReply::kError);
+  }
+}
+
+void EngineExecutor::AnswerError(const BatchItem& item, const WireStatus& status) {
+  if (item.request->type != RequestType::kMemcached) return ResponseWriter(item.out).Error(status);
+  const McRequest& mc = *item.request->memcached;
+  if (status.ok()) return AnswerMemcachedWithoutRows(mc, item.out);
+  KvResult result;
+  result.outcome = McOutcome::kError;
+  result.status = McStatus::kOutOfMemory;  // memcached's "temporary failure"
+  result.error = "SERVER_ERROR " + std::to_string(static_cast<int>(status.code())) + " " +
+                 std::string(status.message());
+  WriteKvAnswer(mc, result, item.out);
+}
+
 // A `P`: binds index id r.index_id of the connection to the index it names.
 WireStatus EngineExecutor::BindIndex(EngineIndexBindings* bindings, const Request& r) {
   if (r.index_id >= options_.tunables->max_open_indexes.load(std::memory_order_relaxed))
@@ -404,7 +577,7 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       items[i].deferred = items[i].out->size() >= items[i].out_limit;
       if (items[i].deferred) continue;
       if (!locked && steps_[i].index) {
-        ResponseWriter(items[i].out).Error(ErrorStatus(WireError::kLockTables));
+        AnswerError(items[i], ErrorStatus(WireError::kLockTables));
       } else {
         Answer(items[i], steps_[i]);
       }
@@ -425,13 +598,13 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
   for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
   for (size_t i = begin; i < end; ++i) {
     if (items[i].deferred) continue;
-    ResponseWriter(items[i].out)
-        .Error(steps_[i].index ? ErrorStatus(WireError::kCommit) : steps_[i].status);
+    AnswerError(items[i], steps_[i].index ? ErrorStatus(WireError::kCommit) : steps_[i].status);
   }
   return true;
 }
 
 void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
+  if (item.request->type == RequestType::kMemcached) return AnswerMemcached(item, step);
   ResponseWriter w(item.out);
   const Request& r = *item.request;
   RowResult result;
@@ -495,6 +668,7 @@ class EngineExecutorFactory : public ExecutorFactory {
  public:
   explicit EngineExecutorFactory(const EngineOptions& options) : options_(options) {}
   std::unique_ptr<Executor> Create(const WorkerInfo& info) override {
+    if (std::strcmp(info.listener, "memcached") == 0) default_container_.Start();
     auto executor = std::make_unique<EngineExecutor>(info, options_, &flusher_);
     if (!executor->ok()) return nullptr;
     return executor;
@@ -503,6 +677,7 @@ class EngineExecutorFactory : public ExecutorFactory {
  private:
   EngineOptions options_;
   SharedLogFlusher flusher_;  // outlives the executors: the factory outlives the workers
+  DefaultContainer default_container_;
 };
 
 void ErrorLogSink(LogLevel level, const char* message) {

@@ -22,6 +22,7 @@
 #include "engine/engine.h"
 #include "engine/server_headers.h"
 #include "engine/group_transaction.h"
+#include "engine/key_value.h"
 #include "engine/log_flusher.h"
 #include "engine/open_index.h"
 #include "engine/row_requests.h"
@@ -55,13 +56,21 @@ class EngineExecutor : public Executor {
     WireStatus status;              // a final answer decided in pass 1 (P, errors)
     bool answered = false;      // status is the answer; nothing to execute
     std::string value;          // answered with this one value (A 2's nonce)
-    OpenIndex* index = nullptr; // target of a find/insert
+    OpenIndex* index = nullptr; // target of a find/insert; a memcached command's lookup
+    OpenIndex* insert_index = nullptr;  // a memcached command's insert index
   };
 
   void Prepare(BatchItem* items, size_t count);
   Step PrepareOne(const BatchItem& item);
   WireStatus BindIndex(EngineIndexBindings* bindings, const Request& r);
   Step LogIn(EngineIndexBindings* bindings, const Request& r);
+  Step PrepareMemcached(EngineIndexBindings* bindings, const Request& r);
+  Opened<OpenIndex> OpenContainer(std::unique_ptr<IndexBinding>* binding, const char* columns);
+  void AnswerMemcached(const BatchItem& item, const Step& step);
+  void AnswerMemcachedWithoutRows(const McRequest& mc, std::string* out);
+  void FlushContainer(const McRequest& mc, OpenIndex* lookup, std::string* out);
+  // An error answer in the protocol `item` speaks.
+  void AnswerError(const BatchItem& item, const WireStatus& status);
   WireStatus CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding, OpenIndex* oi,
                          const Request& r);
   Opened<OpenIndex> BoundIndex(EngineIndexBindings* bindings, uint32_t id);
@@ -98,6 +107,7 @@ class EngineExecutor : public Executor {
   RowRequests rows_;
   GroupTransaction group_;
   Accounts accounts_;
+  KeyValue kv_;
   bool group_lock_failed_ = false;    // the last group run could not lock its tables
   std::atomic<bool> interrupted_{false};  // Interrupt() was called: the worker stops
   // The lock order of the group being run (see PlanLockOrder).

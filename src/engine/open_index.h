@@ -109,6 +109,8 @@ class EngineIndexBindings : public IndexBindings {
             std::vector<std::unique_ptr<OpenIndex>>* retired);
 
   AccountLogin login;  // rowsocket_auth=account
+  // The memcached listener: the default container's two indexes (see key_value.h).
+  std::unique_ptr<IndexBinding> kv_lookup, kv_insert;
 
  private:
   std::vector<std::unique_ptr<IndexBinding>> bindings_;

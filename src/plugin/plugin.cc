@@ -34,6 +34,9 @@ char* opt_port = nullptr;
 char* opt_port_wr = nullptr;
 char* opt_plain_secret = nullptr;
 char* opt_plain_secret_wr = nullptr;
+char* opt_memcached_port = nullptr;
+uint opt_memcached_threads = 0;
+my_bool opt_memcached_flush = 0;
 ulong opt_auth = 0;
 ulong opt_auth_wr = 0;
 char* opt_allowed_system_schemas = nullptr;
@@ -119,6 +122,20 @@ MYSQL_SYSVAR_STR(port, opt_port, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                  "Port of the read-only listener; empty disables it", nullptr, nullptr, "9998");
 MYSQL_SYSVAR_STR(port_wr, opt_port_wr, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                  "Port of the read-write listener; empty disables it", nullptr, nullptr, "9999");
+MYSQL_SYSVAR_STR(memcached_port, opt_memcached_port, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                 "Port of the memcached listener (memcached's protocol on MariaDB tables); "
+                 "empty disables it", nullptr, nullptr, "");
+MYSQL_SYSVAR_UINT(memcached_threads, opt_memcached_threads,
+                  PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "Worker threads of the memcached listener; 0 = half the CPU cores, at least 2",
+                  nullptr, nullptr, 0, 0, 256, 0);
+void UpdateMemcachedFlush(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save) {
+  opt_memcached_flush = *static_cast<const my_bool*>(save);
+  g_tunables.memcached_flush.store(opt_memcached_flush != 0);
+}
+MYSQL_SYSVAR_BOOL(memcached_flush, opt_memcached_flush, PLUGIN_VAR_RQCMDARG,
+                  "Whether memcached's flush_all may empty the default container's table "
+                  "(logged); OFF: it answers an error", nullptr, UpdateMemcachedFlush, 0);
 MYSQL_SYSVAR_UINT(threads, opt_threads, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Worker threads of the read listener; 0 = one per CPU core", nullptr, nullptr,
                   0, 0, 256, 0);
@@ -253,6 +270,7 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(address), MYSQL_SYSVAR(port), MYSQL_SYSVAR(port_wr), MYSQL_SYSVAR(threads),
     MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
     MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(accept_balance),
+    MYSQL_SYSVAR(memcached_port), MYSQL_SYSVAR(memcached_threads), MYSQL_SYSVAR(memcached_flush),
     MYSQL_SYSVAR(plain_secret), MYSQL_SYSVAR(plain_secret_wr), MYSQL_SYSVAR(auth),
     MYSQL_SYSVAR(auth_wr),
     MYSQL_SYSVAR(allowed_system_schemas), MYSQL_SYSVAR(verbose), MYSQL_SYSVAR(max_line_length),
@@ -271,6 +289,7 @@ struct st_mysql_sys_var* system_variables[] = {
 enum StatusIndex {
   kConnectionsRead,
   kConnectionsWrite,
+  kConnectionsMemcached,
 #define ROWSOCKET_STATUS_INDEX(name, doc) k_##name,
   ROWSOCKET_STATS(ROWSOCKET_STATUS_INDEX)
 #undef ROWSOCKET_STATUS_INDEX
@@ -284,6 +303,8 @@ long long g_status_values[kStatusCount];
 st_mysql_show_var g_status_array[] = {
     {"connections_read", reinterpret_cast<char*>(&g_status_values[kConnectionsRead]), SHOW_LONGLONG},
     {"connections_write", reinterpret_cast<char*>(&g_status_values[kConnectionsWrite]), SHOW_LONGLONG},
+    {"connections_memcached", reinterpret_cast<char*>(&g_status_values[kConnectionsMemcached]),
+     SHOW_LONGLONG},
 #define ROWSOCKET_STATUS_VAR(name, doc) \
   {#name, reinterpret_cast<char*>(&g_status_values[k_##name]), SHOW_LONGLONG},
     ROWSOCKET_STATS(ROWSOCKET_STATUS_VAR)
@@ -300,6 +321,7 @@ int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_va
   if (g_server) s = g_server->CollectStats();
   g_status_values[kConnectionsRead] = static_cast<long long>(s.connections_read);
   g_status_values[kConnectionsWrite] = static_cast<long long>(s.connections_write);
+  g_status_values[kConnectionsMemcached] = static_cast<long long>(s.connections_memcached);
 #define ROWSOCKET_STATUS_FILL(name, doc) g_status_values[k_##name] = static_cast<long long>(s.name);
   ROWSOCKET_STATS(ROWSOCKET_STATUS_FILL)
 #undef ROWSOCKET_STATUS_FILL
@@ -352,6 +374,10 @@ ServerConfig ConfigFromVariables() {
   c.write = {Str(opt_port_wr),
              opt_threads_wr ? static_cast<int>(opt_threads_wr) : std::max(2, cores / 2), false,
              AuthMode::kNone, Str(opt_plain_secret_wr)};
+  c.memcached = {Str(opt_memcached_port),
+                 opt_memcached_threads ? static_cast<int>(opt_memcached_threads)
+                                       : std::max(2, cores / 2),
+                 false, AuthMode::kNone, "", WireProtocol::kMemcached};
   c.backlog = static_cast<int>(opt_backlog);
   c.sndbuf = static_cast<int>(opt_sndbuf);
   c.rcvbuf = static_cast<int>(opt_rcvbuf);
@@ -377,6 +403,7 @@ int PluginInit(void*) {
   g_tunables.max_rows_examined.store(opt_max_rows_examined);
   g_tunables.max_output_buffer.store(opt_max_output_buffer);
   g_tunables.max_input_memory.store(opt_max_input_memory);
+  g_tunables.memcached_flush.store(opt_memcached_flush != 0);
   g_tunables.require_secure_transport.store(opt_require_secure_transport);
 
   EngineOptions engine;
@@ -396,6 +423,14 @@ int PluginInit(void*) {
   }
   for (ListenerConfig* lc : {&config.read, &config.write})
     if (lc->auth != AuthMode::kSecret) lc->secret.clear();
+  if (!config.memcached.port.empty() && !IsLoopbackAddress(config.address)) {
+    // Its clients cannot log in yet (SASL is to come): it is not exposed beyond the host.
+    Log(LogLevel::kError, "cannot start: the memcached listener has no authentication yet; "
+                          "rowsocket_address must be a loopback address while "
+                          "rowsocket_memcached_port is set");
+    g_factory.reset();
+    return 1;
+  }
   g_server = std::make_unique<Server>(config, &g_tunables, g_factory.get());
   if (!g_server->Start(&error)) {
     Log(LogLevel::kError, "cannot start: %s", error.c_str());

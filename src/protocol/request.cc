@@ -385,6 +385,8 @@ void Request::Clear() {
   return_rows = false;
   modify_values.clear();
   insert_values.clear();
+  memcached = nullptr;
+  memcached_writes = false;
   asks_to_write = false;
 }
 

@@ -38,7 +38,10 @@ enum class RequestType : uint8_t {
   kFind,       // <id> <op> ...      (with modify != kNone: find and modify)
   kInsert,     // <id> + <n> <v...>
   kInvalid,    // could not be parsed; `error` says why
+  kMemcached,  // a memcached command (`memcached`), on the memcached listener
 };
+
+struct McRequest;
 
 // Find operator: where the scan starts and in which direction it goes.
 enum class FindOp : uint8_t { kEq, kGt, kGe, kLt, kLe };
@@ -92,6 +95,10 @@ struct Request {
   // Insert: values for the open index's first insert_values.size() columns.
   std::vector<WireValue> insert_values;
 
+  // kMemcached: the command (owned by the connection), and whether it changes rows.
+  const McRequest* memcached = nullptr;
+  bool memcached_writes = false;
+
   // Resets to an empty request, keeping vector capacity.
   void Clear();
 
@@ -103,7 +110,9 @@ struct Request {
 
   // Inserts and find-and-modify requests change rows.
   bool IsWrite() const {
-    return type == RequestType::kInsert || (type == RequestType::kFind && modify != ModifyOp::kNone);
+    return type == RequestType::kInsert ||
+           (type == RequestType::kFind && modify != ModifyOp::kNone) ||
+           (type == RequestType::kMemcached && memcached_writes);
   }
 };
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "protocol/memcached_rows.h"
 #include "protocol/wire_errors.h"
 #include "server/listener.h"
 #include "util/log.h"
@@ -160,6 +161,7 @@ bool ClientConnection::ReadTls(char* scratch, size_t size) {
 }
 
 size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfinished) {
+  if (listener_->protocol() == WireProtocol::kMemcached) return ParseMemcached(max_line_length);
   size_t count = 0;
   max_unfinished = std::min(max_unfinished, max_line_length);
   while (!ending()) {
@@ -197,6 +199,55 @@ size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfin
       break;
     }
   }
+  parsed_ = count;
+  answered_ = 0;
+  requests_total_.Add(count);
+  return count;
+}
+
+// The memcached listener: every complete command in the input, each carried by a
+// request of type kMemcached. Values up to `max_value_size` bytes (and multi-get lines
+// as long) are taken; a longer value is answered with an error and its bytes dropped.
+size_t ClientConnection::ParseMemcached(uint32_t max_value_size) {
+  McLimits limits;
+  limits.max_value_size = max_value_size;
+  limits.max_retrieval_line = max_value_size;
+  size_t count = 0;
+  while (!ending()) {
+    if (mc_discard_ > 0) {
+      const uint64_t drop = std::min<uint64_t>(mc_discard_, in_.size() - consumed_);
+      consumed_ += static_cast<size_t>(drop);
+      mc_discard_ -= drop;
+      if (mc_discard_ > 0) break;
+    }
+    if (consumed_ == in_.size()) break;
+    if (!mc_protocol_known_) {
+      mc_protocol_ = McDetectProtocol(static_cast<uint8_t>(in_[consumed_]));
+      mc_protocol_known_ = true;
+    }
+    if (mc_requests_.size() <= count) mc_requests_.emplace_back();
+    if (requests_.size() <= count) requests_.emplace_back();
+    McRequest* mc = &mc_requests_[count];
+    const McParseResult result = ParseMcRequest(
+        std::string_view(in_).substr(consumed_), mc_protocol_, limits, mc);
+    if (result.status == McParseStatus::kNeedMore) break;
+    if (result.status == McParseStatus::kClose) {
+      End();
+      break;
+    }
+    consumed_ += result.consumed;
+    mc_discard_ = result.discard;
+    Request* r = &requests_[count++];
+    r->Clear();
+    r->type = RequestType::kMemcached;
+    r->memcached_writes = McWritesRows(*mc);
+    if (mc->command == McCommand::kQuit || mc->close_after) {
+      End();  // closes once the answers before it (and its own, if any) are out
+      break;
+    }
+  }
+  // (Pointers are set last: the vector may have grown while parsing.)
+  for (size_t i = 0; i < count; ++i) requests_[i].memcached = &mc_requests_[i];
   parsed_ = count;
   answered_ = 0;
   requests_total_.Add(count);

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/memcached.h"
 #include "protocol/request.h"
 #include "protocol/wire_errors.h"
 #include "server/connection_info.h"
@@ -202,6 +203,7 @@ class ClientConnection {
   // Turns one line into a request, applying per-connection rules.
   void ParseOne(char* line, size_t size, Request* request);
   void ParseForAccount(Request* request);
+  size_t ParseMemcached(uint32_t max_value_size);
   // Queues `error` as the answer to request `slot` and ends the connection.
   void AnswerErrorAndEnd(size_t slot, WireError error);
   // Looks at the first byte without taking it and sets transport_.
@@ -231,6 +233,13 @@ class ClientConnection {
   };
   std::vector<Hold> holds_;        // oldest first
   std::vector<Request> requests_;  // reused across batches
+  // Memcached listener: the commands requests_ carry (requests_[i].memcached points to
+  // mc_requests_[i]), the connection's protocol (its first byte decides), and input
+  // bytes still to drop (the rest of a value too large to store).
+  std::vector<McRequest> mc_requests_;
+  McProtocol mc_protocol_ = McProtocol::kText;
+  bool mc_protocol_known_ = false;
+  uint64_t mc_discard_ = 0;
   size_t parsed_ = 0;              // requests_[0, parsed_) came from the last ParseLines
   size_t answered_ = 0;            // requests_[0, answered_) have their answers
   size_t turn_first_ = 0;          // the first request the current turn executes

@@ -24,6 +24,8 @@ struct ServerTunables {
   // Received, unanswered input of all of a listener's connections past which
   // unfinished lines longer than one read are refused (bytes).
   std::atomic<uint32_t> max_input_memory{64 << 20};
+  // memcached's flush_all may empty the default container's table.
+  std::atomic<bool> memcached_flush{false};
   // Plain-text connections answer their first request `3 1 tlsrequired` and close.
   std::atomic<bool> require_secure_transport{false};
 };
@@ -35,12 +37,16 @@ enum class AuthMode : uint8_t {
   kAccount,  // a MariaDB account logs in (A 2 and A 3, or A 4 over TLS); its grants apply
 };
 
+// What a listener's clients speak.
+enum class WireProtocol : uint8_t { kHandlerSocket, kMemcached };
+
 struct ListenerConfig {
   std::string port;        // empty: this listener is disabled
   int threads = 1;
   bool read_only = true;
   AuthMode auth = AuthMode::kNone;
   std::string secret;      // for AuthMode::kSecret
+  WireProtocol protocol = WireProtocol::kHandlerSocket;
 };
 
 // Where the listeners' certificate comes from (PEM files). No certificate: TLS is
@@ -55,6 +61,7 @@ struct ServerConfig {
   std::string address = "127.0.0.1";
   ListenerConfig read;
   ListenerConfig write;
+  ListenerConfig memcached;    // memcached's protocol on MariaDB tables
   int backlog = 1024;
   int sndbuf = 0;              // 0: the kernel's default
   int rcvbuf = 0;

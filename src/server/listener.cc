@@ -37,9 +37,9 @@ void* const Listener::kStopTag = reinterpret_cast<void*>(2);
 void* const Listener::kDurableTag = reinterpret_cast<void*>(3);
 
 Listener::Listener(const char* name, bool read_only, AuthMode auth, std::string secret,
-                   size_t workers)
+                   size_t workers, WireProtocol protocol)
     : name_(name), read_only_(read_only), auth_(auth), secret_(std::move(secret)),
-      workers_(workers) {}
+      protocol_(protocol), workers_(workers) {}
 
 // Workers have gone (Server joins them first); their last one closed the connections
 // unless it never started.

@@ -34,7 +34,8 @@ class Listener {
   static void* const kDurableTag;
 
   // `workers`: how many workers will serve it.
-  Listener(const char* name, bool read_only, AuthMode auth, std::string secret, size_t workers);
+  Listener(const char* name, bool read_only, AuthMode auth, std::string secret, size_t workers,
+           WireProtocol protocol = WireProtocol::kHandlerSocket);
   ~Listener();  // closes the connections left, then the sockets
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
@@ -50,6 +51,7 @@ class Listener {
   const char* name() const { return name_; }
   bool read_only() const { return read_only_; }
   AuthMode auth() const { return auth_; }
+  WireProtocol protocol() const { return protocol_; }
   const std::string& secret() const { return secret_; }
   size_t workers() const { return workers_; }
 
@@ -99,6 +101,7 @@ class Listener {
   bool read_only_;
   AuthMode auth_;
   std::string secret_;
+  WireProtocol protocol_;
   const size_t workers_;
   const TlsContext* tls_ = nullptr;
   const ServerTunables* tunables_ = nullptr;

@@ -17,7 +17,8 @@ Server::~Server() { Stop(); }
 bool Server::Start(std::string* error) {
   SetUpTls();
   if (!StartListener(config_.read, "read", error) ||
-      !StartListener(config_.write, "write", error)) {
+      !StartListener(config_.write, "write", error) ||
+      !StartListener(config_.memcached, "memcached", error)) {
     Stop();
     return false;
   }
@@ -46,7 +47,7 @@ void Server::SetUpTls() {
 bool Server::StartListener(const ListenerConfig& lc, const char* name, std::string* error) {
   if (lc.port.empty()) return true;  // disabled
   auto listener = std::make_unique<Listener>(name, lc.read_only, lc.auth, lc.secret,
-                                             static_cast<size_t>(lc.threads));
+                                             static_cast<size_t>(lc.threads), lc.protocol);
   if (!listener->Open(config_.address, lc.port, config_.backlog, error)) return false;
   listener->UseTls(tls_.get(), tunables_);
   Listener* l = listener.get();
@@ -98,7 +99,10 @@ StatsSnapshot Server::CollectStats() const {
   StatsSnapshot s;
   for (auto& w : workers_) s.AddFrom(w->stats());
   for (auto& l : listeners_) {
-    (l->read_only() ? s.connections_read : s.connections_write) += l->connections().open();
+    uint64_t* open = l->protocol() == WireProtocol::kMemcached ? &s.connections_memcached
+                     : l->read_only()                            ? &s.connections_read
+                                                                 : &s.connections_write;
+    *open += l->connections().open();
     s.tls_connections += l->tls_open();
   }
   return s;

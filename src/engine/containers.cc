@@ -1,0 +1,60 @@
+// DefaultContainer: CREATE ... IF NOT EXISTS through the server's SQL service.
+#include "engine/containers.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "engine/server_headers.h"
+#include "util/log.h"
+#include <mysql/service_sql.h>
+
+namespace rowsocket {
+namespace {
+
+constexpr const char* kStatements[] = {
+    "CREATE DATABASE IF NOT EXISTS rowsocket",
+    "CREATE TABLE IF NOT EXISTS rowsocket.kv ("
+    "k VARBINARY(250) NOT NULL PRIMARY KEY, "
+    "v MEDIUMBLOB NOT NULL, "
+    "cas BIGINT UNSIGNED NOT NULL DEFAULT 0, "
+    "flags INT UNSIGNED NOT NULL DEFAULT 0, "
+    "expires INT UNSIGNED NOT NULL DEFAULT 0 COMMENT '0: never; else a unix time'"
+    ") ENGINE=InnoDB COMMENT='memcached items: rowsocket_memcached_port''s default container'",
+};
+
+}  // namespace
+
+DefaultContainer::~DefaultContainer() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+void DefaultContainer::Start() {
+  std::call_once(started_, [this] { thread_ = std::thread([this] { Run(); }); });
+}
+
+void DefaultContainer::Run() {
+  while (!mysqld_server_started) {
+    if (stop_.load() || abort_loop) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (my_thread_init()) return;  // the server's thread-local state, for the SQL's THD
+  MYSQL* mysql = mysql_init(nullptr);
+  if (mysql != nullptr && mysql_real_connect_local(mysql) == nullptr) {
+    Log(LogLevel::kError, "memcached: cannot check the default container rowsocket.kv: %s",
+        mysql_error(mysql));
+  } else if (mysql != nullptr) {
+    for (const char* statement : kStatements) {
+      if (mysql_real_query(mysql, statement, std::strlen(statement)) != 0) {
+        Log(LogLevel::kError, "memcached: cannot make the default container rowsocket.kv: %s",
+            mysql_error(mysql));
+        break;
+      }
+    }
+  }
+  if (mysql != nullptr) mysql_close(mysql);
+  set_current_thd(nullptr);
+  my_thread_end();
+}
+
+}  // namespace rowsocket

@@ -1,0 +1,461 @@
+// KeyValue: memcached's commands as HandlerSocket requests on a container (see
+// key_value.h).
+#include "engine/key_value.h"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <ctime>
+
+#include "engine/request_check.h"
+
+namespace rowsocket {
+namespace {
+
+constexpr int64_t kRelativeLimit = 60 * 60 * 24 * 30;  // memcached: 30 days
+
+int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
+
+bool Expired(int64_t expires, int64_t now) { return expires != 0 && expires <= now; }
+
+template <typename T>
+bool ParseNumber(const WireValue& v, T* out) {
+  if (v.is_null) return false;
+  const char* end = v.data + v.size;
+  return std::from_chars(v.data, end, *out).ptr == end;
+}
+
+void AppendNumber(std::string* to, uint64_t n) {
+  char digits[24];
+  auto r = std::to_chars(digits, digits + sizeof digits, n);
+  to->append(digits, static_cast<size_t>(r.ptr - digits));
+}
+
+}  // namespace
+
+int64_t KvExpiry(int64_t exptime, int64_t now) {
+  if (exptime == 0) return 0;
+  if (exptime < 0) return 1;  // a unix time long past
+  return exptime <= kRelativeLimit ? now + exptime : exptime;
+}
+
+uint64_t KeyValue::NextCas() {
+  static std::atomic<uint64_t> next{static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count())};
+  return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+bool KeyValue::Failed(const RowResult& row, KvResult* result) {
+  if (row.status.ok()) return false;
+  result->outcome = McOutcome::kError;
+  result->status = McStatus::kOutOfMemory;  // memcached's "temporary failure" status
+  result->error = "SERVER_ERROR " + std::to_string(static_cast<int>(row.status.code())) + " " +
+                  std::string(row.status.message());
+  return true;
+}
+
+KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* item,
+                               KvResult* result) {
+  FindKey(key);
+  answer_.clear();
+  ResponseWriter w(&answer_);
+  const RowResult row = rows_->Find(request_, lookup, &w);
+  if (Failed(row, result)) return Found::kMissing;
+  if (row.rows_read == 0) return Found::kMissing;
+  if (!answer_.empty() && answer_.back() == '\n') answer_.pop_back();
+  parsed_.Clear();
+  if (!ParseAnswer(&answer_[0], answer_.size(), &parsed_) || parsed_.values.size() != 4) {
+    result->outcome = McOutcome::kError;
+    result->status = McStatus::kOutOfMemory;
+    result->error = "SERVER_ERROR the container's row cannot be read";
+    return Found::kMissing;
+  }
+  const std::vector<WireValue>& v = parsed_.values;
+  item->key = key;
+  item->value.assign(v[0].data, v[0].is_null ? 0 : v[0].size);
+  item->cas = 0;
+  item->flags = 0;
+  item->expires = 0;
+  ParseNumber(v[1], &item->cas);
+  ParseNumber(v[2], &item->flags);
+  ParseNumber(v[3], &item->expires);
+  return Expired(item->expires, Now()) ? Found::kExpired : Found::kPresent;
+}
+
+// request_: a find of the row of `key`.
+void KeyValue::FindKey(std::string_view key) {
+  request_.Clear();
+  request_.type = RequestType::kFind;
+  request_.op = FindOp::kEq;
+  request_.key.push_back(WireValue::Of(key));
+  request_.limit = 1;
+}
+
+// The item's numbers as the text a write stores (in numbers_, until the next call).
+KeyValue::ItemNumbers KeyValue::Numbers(const KvItem& item) {
+  numbers_.clear();
+  AppendNumber(&numbers_, item.cas);
+  const size_t flags_at = numbers_.size();
+  AppendNumber(&numbers_, item.flags);
+  const size_t expires_at = numbers_.size();
+  AppendNumber(&numbers_, static_cast<uint64_t>(item.expires));
+  const std::string_view n(numbers_);
+  return {WireValue::Of(n.substr(0, flags_at)),
+          WireValue::Of(n.substr(flags_at, expires_at - flags_at)),
+          WireValue::Of(n.substr(expires_at))};
+}
+
+bool KeyValue::Update(std::string_view key, const KvItem& item, OpenIndex* lookup,
+                      KvResult* result) {
+  const ItemNumbers n = Numbers(item);
+  FindKey(key);
+  request_.modify = ModifyOp::kUpdate;
+  request_.modify_values = {WireValue::Of(item.value), n.cas, n.flags, n.expires};
+  const WireStatus check = CheckRequest(&request_, lookup);
+  if (!check.ok()) return !Failed(RowResult{check}, result);
+  answer_.clear();
+  ResponseWriter w(&answer_);
+  return !Failed(rows_->Find(request_, lookup, &w), result);
+}
+
+bool KeyValue::Insert(std::string_view key, const KvItem& item, OpenIndex* insert,
+                      KvResult* result, bool* duplicate) {
+  const ItemNumbers n = Numbers(item);
+  request_.Clear();
+  request_.type = RequestType::kInsert;
+  request_.insert_values = {WireValue::Of(key), WireValue::Of(item.value), n.cas, n.flags,
+                            n.expires};
+  const WireStatus check = CheckRequest(&request_, insert);
+  if (!check.ok()) return !Failed(RowResult{check}, result);
+  answer_.clear();
+  ResponseWriter w(&answer_);
+  const RowResult row = rows_->Insert(request_, insert, &w);
+  *duplicate = row.engine_error == HA_ERR_FOUND_DUPP_KEY;
+  if (*duplicate) return false;
+  return !Failed(row, result);
+}
+
+bool KeyValue::Delete(std::string_view key, OpenIndex* lookup, KvResult* result) {
+  FindKey(key);
+  request_.modify = ModifyOp::kDelete;
+  const WireStatus check = CheckRequest(&request_, lookup);
+  if (!check.ok()) return !Failed(RowResult{check}, result);
+  answer_.clear();
+  ResponseWriter w(&answer_);
+  return !Failed(rows_->Find(request_, lookup, &w), result);
+}
+
+void KeyValue::Run(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result) {
+  switch (mc.command) {
+    case McCommand::kGet:
+    case McCommand::kGets:
+    case McCommand::kGat:
+    case McCommand::kGats:
+    case McCommand::kMetaGet:
+      return Retrieve(mc, lookup, result);
+    case McCommand::kStore:
+    case McCommand::kMetaSet:
+      return Store(mc, lookup, insert, result);
+    case McCommand::kIncr:
+    case McCommand::kDecr:
+    case McCommand::kMetaArithmetic:
+      return Arithmetic(mc, lookup, insert, result);
+    case McCommand::kTouch:
+      return Touch(mc, lookup, result);
+    case McCommand::kDelete:
+    case McCommand::kMetaDelete:
+      return Remove(mc, lookup, result);
+    default:
+      result->outcome = McOutcome::kError;
+      result->status = McStatus::kUnknownCommand;
+      result->error = "ERROR";
+  }
+}
+
+// get, gets, gat, gats, mg: the hits, in key order; gat and gats (and mg with T)
+// give every hit its new expiry time.
+void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
+  const bool touch = mc.command == McCommand::kGat || mc.command == McCommand::kGats ||
+                     (mc.command == McCommand::kMetaGet && mc.meta.Has('T'));
+  const int64_t now = Now();
+  for (std::string_view key : mc.keys) {
+    KvItem item;
+    if (Read(key, lookup, &item, result) != Found::kPresent) {
+      if (result->outcome == McOutcome::kError) return;
+      continue;
+    }
+    if (touch) {
+      item.expires = KvExpiry(mc.exptime, now);
+      if (!Update(key, item, lookup, result)) return;
+    }
+    result->items.push_back(std::move(item));
+  }
+  result->outcome = result->items.empty() ? McOutcome::kMiss : McOutcome::kSuccess;
+}
+
+// set, add, replace, append, prepend, cas (and ms in those modes).
+void KeyValue::Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert,
+                     KvResult* result) {
+  const std::string_view key = mc.keys[0];
+  KvItem stored;
+  const Found found = Read(key, lookup, &stored, result);
+  if (result->outcome == McOutcome::kError) return;
+  const bool live = found == Found::kPresent;
+  KvItem item;
+  item.key = key;
+  item.flags = mc.flags;
+  item.expires = KvExpiry(mc.exptime, Now());
+  item.value.assign(mc.value);
+  item.cas = NextCas();
+  switch (mc.store) {
+    case McStoreMode::kAdd:
+      if (live) {
+        result->outcome = McOutcome::kNotStored;
+        return;
+      }
+      break;
+    case McStoreMode::kReplace:
+      if (!live) {
+        result->outcome = McOutcome::kNotStored;
+        return;
+      }
+      break;
+    case McStoreMode::kAppend:
+    case McStoreMode::kPrepend:
+      if (!live) {
+        result->outcome = McOutcome::kNotStored;
+        return;
+      }
+      // memcached keeps the item's flags and expiry time.
+      item.flags = stored.flags;
+      item.expires = stored.expires;
+      item.value = mc.store == McStoreMode::kAppend ? stored.value + std::string(mc.value)
+                                                    : std::string(mc.value) + stored.value;
+      break;
+    case McStoreMode::kCas:
+      if (!live) {
+        result->outcome = McOutcome::kMiss;
+        return;
+      }
+      if (stored.cas != mc.cas) {
+        result->outcome = McOutcome::kExists;
+        return;
+      }
+      break;
+    default:  // set
+      break;
+  }
+  if (found != Found::kMissing) {
+    if (Update(key, item, lookup, result)) {
+      result->outcome = McOutcome::kSuccess;
+      result->items.push_back(std::move(item));
+    }
+    return;
+  }
+  bool duplicate = false;
+  if (Insert(key, item, insert, result, &duplicate)) {
+    result->outcome = McOutcome::kSuccess;
+    result->items.push_back(std::move(item));
+  } else if (duplicate) {
+    // Another transaction inserted the key since it was read: add loses; set
+    // replaces what it wrote (the row is locked from here on).
+    if (mc.store == McStoreMode::kAdd) {
+      result->outcome = McOutcome::kNotStored;
+    } else if (Update(key, item, lookup, result)) {
+      result->outcome = McOutcome::kSuccess;
+      result->items.push_back(std::move(item));
+    }
+  }
+}
+
+// incr, decr, ma: memcached's 64-bit unsigned rules (McApplyDelta).
+void KeyValue::Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert,
+                          KvResult* result) {
+  const std::string_view key = mc.keys[0];
+  KvItem item;
+  const Found found = Read(key, lookup, &item, result);
+  if (result->outcome == McOutcome::kError) return;
+  if (found != Found::kPresent) {
+    if (!mc.vivify) {
+      result->outcome = McOutcome::kMiss;
+      return;
+    }
+    // ma with N (binary incr/decr with an initial value): the item is created.
+    item = KvItem();
+    item.key = key;
+    AppendNumber(&item.value, mc.initial);
+    item.expires = KvExpiry(mc.vivify_exptime, Now());
+    item.cas = NextCas();
+    bool duplicate = false;
+    if (found == Found::kExpired ? Update(key, item, lookup, result)
+                                 : Insert(key, item, insert, result, &duplicate)) {
+      result->outcome = McOutcome::kSuccess;
+      result->number = mc.initial;
+      result->items.push_back(std::move(item));
+    } else if (duplicate) {
+      result->outcome = McOutcome::kError;
+      result->status = McStatus::kOutOfMemory;
+      result->error = "SERVER_ERROR the item was created meanwhile; try again";
+    }
+    return;
+  }
+  const McDeltaResult delta = McApplyDelta(item.value, mc.decrement, mc.delta);
+  if (!delta.numeric) {
+    result->outcome = McOutcome::kError;
+    result->status = McStatus::kNonNumeric;
+    result->error = std::string(kMcNonNumericError);
+    return;
+  }
+  item.value.assign(delta.text());
+  item.cas = NextCas();
+  if (!Update(key, item, lookup, result)) return;
+  result->outcome = McOutcome::kSuccess;
+  result->number = delta.value;
+  result->items.push_back(std::move(item));
+}
+
+void KeyValue::Touch(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
+  const std::string_view key = mc.keys[0];
+  KvItem item;
+  if (Read(key, lookup, &item, result) != Found::kPresent) {
+    if (result->outcome != McOutcome::kError) result->outcome = McOutcome::kMiss;
+    return;
+  }
+  item.expires = KvExpiry(mc.exptime, Now());
+  if (Update(key, item, lookup, result)) result->outcome = McOutcome::kSuccess;
+}
+
+// delete, md: an expired item is deleted too, and answered as a miss.
+void KeyValue::Remove(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
+  const std::string_view key = mc.keys[0];
+  KvItem item;
+  const Found found = Read(key, lookup, &item, result);
+  if (result->outcome == McOutcome::kError) return;
+  if (found == Found::kMissing) {
+    result->outcome = McOutcome::kMiss;
+    return;
+  }
+  if (mc.cas != 0 && item.cas != mc.cas && found == Found::kPresent) {
+    result->outcome = McOutcome::kExists;
+    return;
+  }
+  if (!Delete(key, lookup, result)) return;
+  result->outcome = found == Found::kPresent ? McOutcome::kSuccess : McOutcome::kMiss;
+}
+
+}  // namespace rowsocket
+
+namespace rowsocket {
+namespace {
+
+McMetaItem MetaItemOf(const KvItem& item, int64_t now) {
+  McMetaItem meta;
+  meta.flags = item.flags;
+  meta.cas = item.cas;
+  meta.ttl = item.expires == 0 ? -1 : std::max<int64_t>(0, item.expires - now);
+  meta.size = item.value.size();
+  return meta;
+}
+
+// The text and meta answers.
+void WriteText(const McRequest& mc, const KvResult& result, std::string* out) {
+  McTextWriter w(out);
+  const bool meta = mc.framing == McFraming::kMeta;
+  if (result.outcome == McOutcome::kError) return w.Line(result.error);
+  switch (mc.command) {
+    case McCommand::kGet:
+    case McCommand::kGets:
+    case McCommand::kGat:
+    case McCommand::kGats: {
+      const bool with_cas = mc.command == McCommand::kGets || mc.command == McCommand::kGats;
+      for (const KvItem& item : result.items) {
+        if (with_cas)
+          w.ValueWithCas(item.key, item.flags, item.value, item.cas);
+        else
+          w.Value(item.key, item.flags, item.value);
+      }
+      return w.Reply(McTextReply::kEnd);
+    }
+    case McCommand::kMetaGet: {
+      if (result.items.empty()) return w.MetaStatus("EN", mc, nullptr);
+      const McMetaItem item = MetaItemOf(result.items[0], static_cast<int64_t>(std::time(nullptr)));
+      if (mc.meta.Has('v')) return w.MetaValue(mc, item, result.items[0].value);
+      return w.MetaStatus("HD", mc, &item);
+    }
+    case McCommand::kMetaArithmetic: {
+      if (result.outcome == McOutcome::kMiss) return w.MetaStatus("NF", mc, nullptr);
+      const McMetaItem item = MetaItemOf(result.items[0], static_cast<int64_t>(std::time(nullptr)));
+      if (mc.meta.Has('v')) return w.MetaValue(mc, item, result.items[0].value);
+      return w.MetaStatus("HD", mc, &item);
+    }
+    case McCommand::kIncr:
+    case McCommand::kDecr:
+      if (result.outcome == McOutcome::kMiss) return w.Reply(McTextReply::kNotFound);
+      return w.Number(result.number);
+    default:
+      break;
+  }
+  const McMetaItem* item = nullptr;
+  McMetaItem stored;
+  if (!result.items.empty()) {
+    stored = MetaItemOf(result.items[0], static_cast<int64_t>(std::time(nullptr)));
+    item = &stored;
+  }
+  switch (result.outcome) {
+    case McOutcome::kSuccess:
+      if (meta) return w.MetaStatus("HD", mc, item);
+      if (mc.command == McCommand::kDelete) return w.Reply(McTextReply::kDeleted);
+      if (mc.command == McCommand::kTouch) return w.Reply(McTextReply::kTouched);
+      return w.Reply(McTextReply::kStored);
+    case McOutcome::kNotStored:
+      return meta ? w.MetaStatus("NS", mc, nullptr) : w.Reply(McTextReply::kNotStored);
+    case McOutcome::kExists:
+      return meta ? w.MetaStatus("EX", mc, nullptr) : w.Reply(McTextReply::kExists);
+    default:  // a miss
+      return meta ? w.MetaStatus("NF", mc, nullptr) : w.Reply(McTextReply::kNotFound);
+  }
+}
+
+void WriteBinary(const McRequest& mc, const KvResult& result, std::string* out) {
+  McBinaryWriter w(out);
+  if (result.outcome == McOutcome::kError) return w.Error(mc, result.status);
+  const KvItem* item = result.items.empty() ? nullptr : &result.items[0];
+  switch (result.outcome) {
+    case McOutcome::kSuccess:
+      switch (mc.command) {
+        case McCommand::kGet:
+        case McCommand::kGat:
+          return w.Hit(mc, item->flags, item->cas, item->value);
+        case McCommand::kIncr:
+        case McCommand::kDecr:
+          return w.Counter(mc, result.number, item->cas);
+        default:
+          return w.Success(mc, item != nullptr ? item->cas : 0);
+      }
+    case McOutcome::kMiss:
+      if (mc.command == McCommand::kGet || mc.command == McCommand::kGat) return w.Miss(mc);
+      return w.Error(mc, McStatus::kKeyNotFound);
+    case McOutcome::kNotStored:
+      // As memcached answers in binary: add finds the key, replace misses it.
+      if (mc.store == McStoreMode::kAdd) return w.Error(mc, McStatus::kKeyExists);
+      if (mc.store == McStoreMode::kReplace) return w.Error(mc, McStatus::kKeyNotFound);
+      return w.Error(mc, McStatus::kNotStored);
+    case McOutcome::kExists:
+      return w.Error(mc, McStatus::kKeyExists);
+    default:
+      return w.Error(mc, result.status);
+  }
+}
+
+}  // namespace
+
+void WriteKvAnswer(const McRequest& mc, const KvResult& result, std::string* out) {
+  if (!mc.WantsAnswer(result.outcome)) return;
+  if (mc.framing == McFraming::kBinary) return WriteBinary(mc, result, out);
+  WriteText(mc, result, out);
+}
+
+}  // namespace rowsocket

@@ -1,0 +1,315 @@
+"""memcached's protocol on MariaDB tables (rowsocket_memcached_port): the default
+container rowsocket.kv, through a real memcached client library (Debian's pymemcache)
+and raw bytes, with SQL reading and writing the same rows.
+"""
+
+import socket
+import subprocess
+import struct
+import threading
+import time
+
+import pytest
+from pymemcache.client.base import Client
+
+import harness
+import servers
+import targets
+
+pytestmark = targets.rowsocket_only
+
+
+@pytest.fixture(scope="module")
+def memcached_port():
+    return harness.free_ports(1)[0]
+
+
+@pytest.fixture(scope="module")
+def server(memcached_port):
+    plugin = targets.make_plugin({"memcached_port": memcached_port, "memcached_flush": "ON"})
+    with servers.running_server([plugin], ["--log-bin=mc-bin", "--server-id=1",
+                                           "--binlog-format=ROW"]) as srv:
+        yield srv
+
+
+def wait_for_container(sql, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if sql.value("SELECT COUNT(*) FROM information_schema.TABLES "
+                     "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'") == "1":
+            return
+        time.sleep(0.1)
+    raise AssertionError("the default container rowsocket.kv was not made")
+
+
+@pytest.fixture(scope="module")
+def container(sql, server):
+    wait_for_container(sql)
+
+
+@pytest.fixture
+def mc(memcached_port, container, sql):
+    sql.execute("DELETE FROM rowsocket.kv")
+    client = Client(("127.0.0.1", memcached_port), connect_timeout=5, timeout=10)
+    yield client
+    client.close()
+
+
+class Raw:
+    """Bytes in, bytes out, on one connection."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.buf = b""
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def read_until(self, end):
+        while end not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError(self.buf)
+            self.buf += chunk
+        i = self.buf.index(end) + len(end)
+        out, self.buf = self.buf[:i], self.buf[i:]
+        return out
+
+    def read_exactly(self, n):
+        while len(self.buf) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError(self.buf)
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def close(self):
+        self.sock.close()
+
+
+@pytest.fixture
+def raw(memcached_port, container, sql):
+    sql.execute("DELETE FROM rowsocket.kv")
+    r = Raw(memcached_port)
+    yield r
+    r.close()
+
+
+def test_set_and_get_round_trip_and_sql_sees_the_row(mc, sql):
+    assert mc.set("greeting", b"hello", expire=0)
+    assert mc.get("greeting") == b"hello"
+    assert sql.rows("SELECT k, v FROM rowsocket.kv") == [(b"greeting", b"hello")]
+
+
+def test_sql_writes_are_seen_by_memcached(mc, sql):
+    sql.execute("INSERT INTO rowsocket.kv (k, v, flags) VALUES ('from-sql', 'rows', 0)")
+    assert mc.get("from-sql") == b"rows"
+
+
+def test_values_of_every_byte_and_large_values_round_trip(mc):
+    every = bytes(range(256)) * 4
+    assert mc.set("bytes", every)
+    assert mc.get("bytes") == every
+    large = bytes((i * 7) % 256 for i in range(900 * 1024))
+    assert mc.set("large", large)
+    assert mc.get("large") == large
+
+
+def test_multi_get_answers_the_hits_only(mc):
+    mc.set_many({f"k{i}": str(i).encode() for i in range(16)})
+    keys = [f"k{i}" for i in range(16)] + ["absent"]
+    got = mc.get_many(keys)
+    assert got == {f"k{i}": str(i).encode() for i in range(16)}
+
+
+def test_add_replace_append_prepend(mc):
+    assert mc.add("a", b"1", noreply=False)
+    assert not mc.add("a", b"2", noreply=False)
+    assert mc.replace("a", b"3", noreply=False)
+    assert not mc.replace("missing", b"x", noreply=False)
+    assert mc.append("a", b"tail", noreply=False)
+    assert mc.prepend("a", b"head", noreply=False)
+    assert mc.get("a") == b"head3tail"
+    assert not mc.append("missing", b"x", noreply=False)
+
+
+def test_delete_and_touch(mc):
+    mc.set("d", b"v")
+    assert mc.delete("d", noreply=False)
+    assert not mc.delete("d", noreply=False)
+    assert mc.get("d") is None
+    mc.set("t", b"v")
+    assert mc.touch("t", expire=100, noreply=False)
+    assert not mc.touch("absent", expire=100, noreply=False)
+
+
+def test_flags_are_kept(memcached_port, container, sql):
+    sql.execute("DELETE FROM rowsocket.kv")
+    r = Raw(memcached_port)
+    try:
+        r.send(b"set f 4242 0 2\r\nab\r\nget f\r\n")
+        assert r.read_until(b"\r\n") == b"STORED\r\n"
+        assert r.read_until(b"END\r\n") == b"VALUE f 4242 2\r\nab\r\nEND\r\n"
+    finally:
+        r.close()
+    assert sql.value("SELECT flags FROM rowsocket.kv WHERE k = 'f'") == "4242"
+
+
+def test_expired_items_are_misses(mc, sql):
+    mc.set("gone", b"v", expire=1)
+    sql.execute("UPDATE rowsocket.kv SET expires = UNIX_TIMESTAMP() - 10 WHERE k = 'gone'")
+    assert mc.get("gone") is None
+    assert mc.add("gone", b"new", noreply=False)
+    assert mc.get("gone") == b"new"
+
+
+def test_gets_and_cas(mc, sql):
+    mc.set("c", b"1")
+    value, cas = mc.gets("c")
+    assert value == b"1"
+    assert mc.cas("c", b"2", cas, noreply=False)
+    assert mc.cas("c", b"3", cas, noreply=False) is False  # EXISTS: the CAS moved on
+    assert mc.get("c") == b"2"
+    assert mc.cas("absent", b"x", 1, noreply=False) is None  # NOT_FOUND
+    assert sql.value("SELECT cas FROM rowsocket.kv WHERE k = 'c'") != str(cas)
+
+
+def test_incr_decr_follow_memcached_rules(mc):
+    mc.set("n", b"10")
+    assert mc.incr("n", 5) == 15
+    assert mc.decr("n", 100) == 0
+    mc.set("big", b"18446744073709551615")
+    assert mc.incr("big", 2) == 1
+    assert mc.incr("absent", 1) is None
+    mc.set("text", b"abc")
+    with pytest.raises(Exception, match="non-numeric"):
+        mc.incr("text", 1)
+
+
+def test_concurrent_incr_loses_no_update(memcached_port, mc):
+    mc.set("counter", b"0")
+    per_thread, threads = 100, 4
+
+    def bump():
+        c = Client(("127.0.0.1", memcached_port), timeout=30)
+        for _ in range(per_thread):
+            c.incr("counter", 1)
+        c.close()
+
+    workers = [threading.Thread(target=bump) for _ in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert mc.get("counter") == str(per_thread * threads).encode()
+
+
+def test_cas_races_let_one_writer_win(memcached_port, mc):
+    mc.set("race", b"0")
+    wins = []
+
+    def attempt(n):
+        c = Client(("127.0.0.1", memcached_port), timeout=30)
+        for _ in range(50):
+            value, cas = c.gets("race")
+            if c.cas("race", str(int(value) + 1).encode(), cas, noreply=False):
+                wins.append(n)
+        c.close()
+
+    workers = [threading.Thread(target=attempt, args=(n,)) for n in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert mc.get("race") == str(len(wins)).encode()
+
+
+def test_noreply_and_pipelining(raw):
+    raw.send(b"set a 0 0 1 noreply\r\nx\r\nset b 0 0 1 noreply\r\ny\r\nget a b\r\n")
+    assert raw.read_until(b"END\r\n") == b"VALUE a 0 1\r\nx\r\nVALUE b 0 1\r\ny\r\nEND\r\n"
+
+
+def test_errors_and_admin_commands(raw):
+    raw.send(b"bogus\r\n")
+    assert raw.read_until(b"\r\n") == b"ERROR\r\n"
+    raw.send(b"set k 0 0 x\r\n")
+    assert raw.read_until(b"\r\n") == b"CLIENT_ERROR bad command line format\r\n"
+    raw.send(b"version\r\n")
+    assert raw.read_until(b"\r\n").startswith(b"VERSION ")
+    raw.send(b"verbosity 1\r\n")
+    assert raw.read_until(b"\r\n") == b"OK\r\n"
+    raw.send(b"stats\r\n")
+    assert b"STAT pid " in raw.read_until(b"END\r\n")
+    raw.send(b"get k\r\n")  # the connection still works
+    assert raw.read_until(b"END\r\n") == b"END\r\n"
+
+
+def test_flush_all_when_allowed_empties_the_container_and_says_so(mc, sql, server):
+    mc.set("x", b"1")
+    assert mc.flush_all(noreply=False)
+    assert sql.value("SELECT COUNT(*) FROM rowsocket.kv") == "0"
+    assert "memcached flush_all deleted" in server.error_log()
+
+
+def test_meta_commands(raw):
+    raw.send(b"ms mk 2 T0 F5\r\nhi\r\n")
+    assert raw.read_until(b"\r\n") == b"HD\r\n"
+    raw.send(b"mg mk v f\r\n")
+    assert raw.read_until(b"hi\r\n") == b"VA 2 f5\r\nhi\r\n"
+    raw.send(b"mg absent v\r\nmn\r\n")
+    assert raw.read_until(b"MN\r\n") == b"EN\r\nMN\r\n"
+    raw.send(b"md mk\r\nmd mk\r\n")
+    assert raw.read_until(b"\r\n") == b"HD\r\n"
+    assert raw.read_until(b"\r\n") == b"NF\r\n"
+
+
+def binary_request(opcode, key=b"", value=b"", extras=b"", cas=0, opaque=0):
+    header = struct.pack(">BBHBBHIIQ", 0x80, opcode, len(key), len(extras), 0, 0,
+                         len(extras) + len(key) + len(value), opaque, cas)
+    return header + extras + key + value
+
+
+def binary_response(raw):
+    header = raw.read_exactly(24)
+    magic, opcode, keylen, extlen, _, status, bodylen, opaque, cas = struct.unpack(
+        ">BBHBBHIIQ", header)
+    body = raw.read_exactly(bodylen)
+    return {"opcode": opcode, "status": status, "opaque": opaque, "cas": cas,
+            "extras": body[:extlen], "key": body[extlen:extlen + keylen],
+            "value": body[extlen + keylen:]}
+
+
+def test_binary_protocol_set_get_delete(raw):
+    raw.send(binary_request(0x01, b"bk", b"bv", struct.pack(">II", 7, 0), opaque=11))
+    stored = binary_response(raw)
+    assert (stored["status"], stored["opaque"]) == (0, 11) and stored["cas"] != 0
+    raw.send(binary_request(0x00, b"bk", opaque=12))
+    got = binary_response(raw)
+    assert got["status"] == 0 and got["value"] == b"bv"
+    assert struct.unpack(">I", got["extras"])[0] == 7 and got["cas"] == stored["cas"]
+    raw.send(binary_request(0x04, b"bk"))
+    assert binary_response(raw)["status"] == 0
+    raw.send(binary_request(0x00, b"bk"))
+    assert binary_response(raw)["status"] == 1
+
+
+def test_writes_through_memcached_are_in_the_binlog_as_rows(mc, sql):
+    log = sql.rows("SHOW MASTER STATUS")[0][0]
+    mc.set("logged", b"v")
+    mc.set("logged", b"w")
+    mc.delete("logged")
+    kinds = [row[2] for row in
+             sql.rows(f"SHOW BINLOG EVENTS IN '{log}'")]
+    for kind in ("Write_rows_v1", "Update_rows_v1", "Delete_rows_v1"):
+        assert kind in kinds, kinds
+
+
+@pytest.mark.parametrize("protocol", ["-a", "-b"], ids=["text", "binary"])
+def test_memcapable_passes(memcached_port, container, protocol):
+    """libmemcached's conformance suite (Debian's libmemcached-tools names it
+    memccapable), every test of the text or binary protocol."""
+    result = subprocess.run(["memccapable", "-h", "127.0.0.1", "-p", str(memcached_port),
+                             "-t", "10", protocol], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "[FAIL]" not in result.stdout, result.stdout
