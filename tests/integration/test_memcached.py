@@ -14,6 +14,7 @@ from pymemcache.client.base import Client
 
 import harness
 import servers
+from db import Sql
 import targets
 
 pytestmark = targets.rowsocket_only
@@ -313,3 +314,44 @@ def test_memcapable_passes(memcached_port, container, protocol):
                              "-t", "10", protocol], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "[FAIL]" not in result.stdout, result.stdout
+
+
+def test_kill_9_during_writes_loses_nothing_answered_stored(memcached_port, container, server,
+                                                             sql):
+    """Writers set keys until mariadbd is killed with SIGKILL; after crash recovery
+    every key answered STORED holds the value it was stored with."""
+    sql.execute("DELETE FROM rowsocket.kv")
+    stored = {}
+    done = threading.Event()
+
+    def write(n):
+        c = Client(("127.0.0.1", memcached_port), timeout=10, connect_timeout=5)
+        i = 0
+        try:
+            while not done.is_set():
+                key, value = f"w{n}-{i}", f"value-{n}-{i}".encode()
+                if c.set(key, value, noreply=False):
+                    stored[key] = value
+                i += 1
+        except Exception:
+            pass  # the server went away
+
+    writers = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+    for w in writers:
+        w.start()
+    deadline = time.monotonic() + 30
+    while len(stored) < 500 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    server.kill()
+    done.set()
+    for w in writers:
+        w.join()
+    assert len(stored) >= 500, "too few writes answered before the kill"
+    server.restart()
+    after = Sql(server)
+    try:
+        rows = dict(after.rows("SELECT k, v FROM rowsocket.kv"))
+    finally:
+        after.close()
+    missing = [k for k, v in stored.items() if rows.get(k.encode()) != v]
+    assert not missing, f"{len(missing)} of {len(stored)} answered writes lost: {missing[:5]}"
