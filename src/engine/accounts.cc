@@ -5,6 +5,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "engine/row_lookup.h"
 #include "protocol/wire_errors.h"
 #include "sql_acl.h"
 #include "sql_connect.h"
@@ -99,35 +100,10 @@ bool PasswordExpired(const PrivJson& priv) {
 // Reads the account `user`@`host` (as stored: the host pattern) from
 // mysql.global_priv, in a transaction of its own. False if it has no row.
 bool ReadStoredAccount(THD* thd, const char* host, const char* user, StoredAccount* out) {
-  static const LEX_CSTRING kGlobalPriv = {STRING_WITH_LEN("global_priv")};
-  std::string json;
-  bool found = false;
-  {
-    start_new_trans new_trans(thd);
-    TABLE_LIST tl;
-    tl.init_one_table(&MYSQL_SCHEMA_NAME, &kGlobalPriv, nullptr, TL_READ);
-    if (!open_system_tables_for_read(thd, &tl)) {
-      TABLE* t = tl.table;
-      if (t->s->fields >= 3 && t->s->keys >= 1) {
-        t->field[0]->store(host, std::strlen(host), system_charset_info);
-        t->field[1]->store(user, std::strlen(user), system_charset_info);
-        uchar key[MAX_KEY_LENGTH];
-        key_copy(key, t->record[0], t->key_info, t->key_info->key_length);
-        if (t->file->ha_index_read_idx_map(t->record[0], 0, key, HA_WHOLE_KEY,
-                                           HA_READ_KEY_EXACT) == 0) {
-          String value;
-          t->field[2]->val_str(&value);
-          json.assign(value.ptr(), value.length());
-          found = true;
-        }
-      }
-      thd->commit_whole_transaction_and_close_tables();
-    }
-    new_trans.restore_old_transaction();
-  }
-  thd->clear_error();
-  if (!found) return false;
-  const PrivJson priv(json);
+  std::vector<std::optional<std::string>> row;  // Host, User, Priv
+  if (!LookUpRow(thd, "mysql", "global_priv", {host, user}, &row) || row.size() < 3 || !row[2])
+    return false;
+  const PrivJson priv(*row[2]);
   out->plugin = priv.Str("plugin");
   out->auth_string = priv.Str("authentication_string");
   out->default_role = priv.Str("default_role");

@@ -1,0 +1,23 @@
+// LookUpRow: one row read by its primary key outside any batch, in a transaction of
+// its own, the way the server reads its own tables (start_new_trans): what an
+// account login reads from mysql.global_priv and the memcached listener from
+// rowsocket.containers. Not for the hot path: it opens and closes the table.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/server_headers.h"
+
+namespace rowsocket {
+
+// The row of `db`.`table` whose primary key parts are `key`, every column as text
+// (NULL as nullopt). False if the table cannot be opened or has no such row.
+// Call on a worker's thread between batches (no table of the batch locked).
+bool LookUpRow(THD* thd, std::string_view db, std::string_view table,
+               const std::vector<std::string_view>& key,
+               std::vector<std::optional<std::string>>* row);
+
+}  // namespace rowsocket
