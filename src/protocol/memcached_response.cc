@@ -61,27 +61,26 @@ void McTextWriter::Reply(McTextReply reply) {
 }
 
 void McTextWriter::Value(std::string_view key, uint32_t flags, std::string_view data) {
-  out_->append("VALUE ", 6);
-  out_->append(key);
-  out_->push_back(' ');
-  AppendDecimal(out_, flags);
-  out_->push_back(' ');
-  AppendDecimal(out_, data.size());
-  out_->append("\r\n", 2);
-  out_->append(data);
-  out_->append("\r\n", 2);
+  WriteValue(key, flags, data, nullptr);
 }
 
 void McTextWriter::ValueWithCas(std::string_view key, uint32_t flags, std::string_view data,
                                 uint64_t cas) {
+  WriteValue(key, flags, data, &cas);
+}
+
+void McTextWriter::WriteValue(std::string_view key, uint32_t flags, std::string_view data,
+                              const uint64_t* cas) {
   out_->append("VALUE ", 6);
   out_->append(key);
   out_->push_back(' ');
   AppendDecimal(out_, flags);
   out_->push_back(' ');
   AppendDecimal(out_, data.size());
-  out_->push_back(' ');
-  AppendDecimal(out_, cas);
+  if (cas != nullptr) {
+    out_->push_back(' ');
+    AppendDecimal(out_, *cas);
+  }
   out_->append("\r\n", 2);
   out_->append(data);
   out_->append("\r\n", 2);

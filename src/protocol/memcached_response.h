@@ -74,6 +74,7 @@ class McTextWriter {
   void MetaDebug(std::string_view key, std::string_view details);
 
  private:
+  void WriteValue(std::string_view key, uint32_t flags, std::string_view data, const uint64_t* cas);
   void MetaFlags(const McRequest& request, const McMetaItem* item);
 
   std::string* out_;

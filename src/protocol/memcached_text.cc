@@ -62,9 +62,11 @@ void Tokenize(std::string_view line, Tokens* tokens) {
 }
 
 // Whether a line starting with `input` is a retrieval command, allowed to be longer
-// than max_line. Decided by the first token only, so the answer is the same for any
-// prefix of the line that holds that token and the space after it.
-bool IsRetrieval(std::string_view input) {
+// than max_line. Decided by the first token and the space after it, which must lie
+// within the first max_line bytes: asked only once that many bytes are there, the
+// answer is the same however the line arrives.
+bool IsRetrieval(std::string_view input, size_t max_line) {
+  input = input.substr(0, max_line);
   const size_t start = input.find_first_not_of(' ');
   if (start == std::string_view::npos) return false;
   input.remove_prefix(start);
@@ -468,13 +470,13 @@ McParseResult ParseText(std::string_view input, const McLimits& limits, McReques
   const void* lf = window > 0 ? std::memchr(input.data(), '\n', window) : nullptr;
   if (lf == nullptr) {
     if (input.size() > limits.max_line &&
-        (!IsRetrieval(input) || input.size() > limits.max_retrieval_line)) {
+        (!IsRetrieval(input, limits.max_line) || input.size() > limits.max_retrieval_line)) {
       result.status = McParseStatus::kClose;
     }
     return result;
   }
   const size_t length = static_cast<size_t>(static_cast<const char*>(lf) - input.data());
-  if (length > limits.max_line && !IsRetrieval(input)) {
+  if (length > limits.max_line && !IsRetrieval(input, limits.max_line)) {
     result.status = McParseStatus::kClose;
     return result;
   }

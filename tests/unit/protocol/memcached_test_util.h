@@ -82,6 +82,21 @@ inline Parsed ParseByteByByte(std::string_view input, McProtocol protocol,
   return whole;
 }
 
+// Parses `input` request after request, the way a connection reads a pipeline; every
+// one must parse. The requests point into `input`.
+inline std::vector<McRequest> ParsePipeline(std::string_view input, McProtocol protocol) {
+  std::vector<McRequest> requests;
+  while (!input.empty()) {
+    McRequest request;
+    const McParseResult r = ParseMcRequest(input, protocol, McLimits(), &request);
+    EXPECT_EQ(r.status, McParseStatus::kRequest);
+    if (r.status != McParseStatus::kRequest) break;
+    requests.push_back(request);
+    input.remove_prefix(r.consumed);
+  }
+  return requests;
+}
+
 inline std::vector<std::string> Strings(const std::vector<std::string_view>& views) {
   return std::vector<std::string>(views.begin(), views.end());
 }

@@ -255,14 +255,9 @@ TEST(MemcachedText, noreply_silences_every_answer_once_it_was_read) {
 TEST(MemcachedText, pipelined_requests_parse_one_after_another) {
   const std::string input =
       "set a 0 0 2\r\nxy\r\nget a b\r\nincr n 5\r\nbogus\r\ndelete a noreply\r\nmn\r\n";
-  std::string_view rest = input;
   std::vector<McCommand> commands;
-  McRequest request;
-  while (!rest.empty()) {
-    const McParseResult r = ParseMcRequest(rest, McProtocol::kText, McLimits(), &request);
-    ASSERT_EQ(r.status, McParseStatus::kRequest);
-    commands.push_back(request.command);
-    rest.remove_prefix(r.consumed);
+  for (const McRequest& r : mc_test::ParsePipeline(input, McProtocol::kText)) {
+    commands.push_back(r.command);
   }
   EXPECT_EQ(commands, (std::vector<McCommand>{McCommand::kStore, McCommand::kGet,
                                               McCommand::kIncr, McCommand::kInvalid,
