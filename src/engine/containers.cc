@@ -20,6 +20,17 @@ constexpr const char* kStatements[] = {
     "flags INT UNSIGNED NOT NULL DEFAULT 0, "
     "expires INT UNSIGNED NOT NULL DEFAULT 0 COMMENT '0: never; else a unix time'"
     ") ENGINE=InnoDB COMMENT='memcached items: rowsocket_memcached_port''s default container'",
+    "CREATE TABLE IF NOT EXISTS rowsocket.containers ("
+    "name VARCHAR(50) NOT NULL PRIMARY KEY COMMENT 'keys @@<name>.<key>; default: plain keys', "
+    "db_schema VARCHAR(64) NOT NULL, "
+    "db_table VARCHAR(64) NOT NULL, "
+    "key_column VARCHAR(64) NOT NULL COMMENT 'a column with a unique index of its own', "
+    "value_columns VARCHAR(1024) NOT NULL COMMENT 'comma-separated', "
+    "value_separator VARCHAR(16) NOT NULL DEFAULT '|' COMMENT 'between their values', "
+    "flags_column VARCHAR(64) NULL, "
+    "cas_column VARCHAR(64) NULL, "
+    "expires_column VARCHAR(64) NULL"
+    ") ENGINE=InnoDB COMMENT='memcached containers: which table holds which items'",
 };
 
 }  // namespace

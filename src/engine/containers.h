@@ -1,6 +1,6 @@
 // DefaultContainer: makes the memcached listener's default container, the table
-// rowsocket.kv (see key_value.h), when it does not exist, so that any memcached
-// client works at once. It runs SQL (CREATE DATABASE / TABLE IF NOT EXISTS, through
+// rowsocket.kv, and the container mapping rowsocket.containers (see key_value.h)
+// when they do not exist, so that any memcached client works at once. It runs SQL (CREATE DATABASE / TABLE IF NOT EXISTS, through
 // the server's SQL service, binlogged as DDL) on a thread of its own once the server
 // has started: plugins load before the server accepts statements.
 //

@@ -10,6 +10,7 @@
 
 #include "engine/containers.h"
 #include "engine/request_check.h"
+#include "engine/row_lookup.h"
 #include "protocol/memcached_rows.h"
 #include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
@@ -354,16 +355,78 @@ constexpr std::string_view kMcVersion = "1.6.0-rowsocket";
 
 }  // namespace
 
-Opened<OpenIndex> EngineExecutor::OpenContainer(std::unique_ptr<IndexBinding>* binding,
-                                                const char* columns) {
-  if (!*binding) {
-    *binding = std::make_unique<IndexBinding>();
-    (*binding)->db = KvContainer::kDb;
-    (*binding)->table = KvContainer::kTable;
-    (*binding)->index = "PRIMARY";
-    (*binding)->columns = columns;
+// The container `name` as rowsocket.containers maps it (read again once a second, so
+// that changes take effect without a restart): null if it names none. `default` is
+// rowsocket.kv unless the mapping says otherwise.
+const KvContainer* EngineExecutor::ContainerNamed(std::string_view name) {
+  constexpr uint64_t kMappingMaxAgeMs = 1000;
+  CachedContainer& cached = container_mapping_[std::string(name)];
+  if (cached.read_ms == 0 || batch_start_ms_ - cached.read_ms >= kMappingMaxAgeMs) {
+    cached.read_ms = batch_start_ms_;
+    // name, db_schema, db_table, key_column, value_columns, value_separator,
+    // flags_column, cas_column, expires_column
+    std::vector<std::optional<std::string>> row;
+    cached.found = LookUpRow(thread_.thd(), "rowsocket", "containers", {name}, &row) &&
+                   row.size() >= 9 && row[1] && row[2] && row[3] && row[4];
+    if (cached.found) {
+      KvContainer& c = cached.container;
+      c.db = *row[1];
+      c.table = *row[2];
+      c.key_column = *row[3];
+      c.value_columns.clear();
+      for (std::string_view column : SplitNameList(*row[4])) c.value_columns.emplace_back(column);
+      c.separator = row[5].value_or("|");
+      c.flags_column = row[6].value_or("");
+      c.cas_column = row[7].value_or("");
+      c.expires_column = row[8].value_or("");
+      cached.found = !c.value_columns.empty();
+    } else if (name == "default") {
+      cached.found = true;
+      cached.container = KvContainer::Default();
+    }
   }
-  const Opened<OpenIndex> opened = OpenForThisWorker(binding->get());
+  return cached.found ? &cached.container : nullptr;
+}
+
+// Binds a connection's container: its lookup and insert indexes on the unique index
+// of its key column. What the binding had opened before goes to retired_ (a step of
+// this batch may still use it).
+WireStatus EngineExecutor::BindContainer(ContainerBinding* binding, const KvContainer& container) {
+  for (std::unique_ptr<IndexBinding>* b : {&binding->lookup, &binding->insert}) {
+    if (*b) {
+      for (auto& opened : (*b)->opened)
+        if (opened) retired_.push_back(std::move(opened));
+      b->reset();
+    }
+  }
+  const Opened<TableEntry> table = tables_.Get(container.db, container.table);
+  if (!table.ok()) return table.error;
+  WireStatus s = tables_.Reopen(table.value);
+  if (!s.ok()) return s;
+  const TABLE* t = table.value->table;
+  std::string index;
+  for (uint k = 0; k < t->s->keys && index.empty(); ++k) {
+    const KEY& key = t->key_info[k];
+    if ((key.flags & HA_NOSAME) && key.user_defined_key_parts == 1 &&
+        SameName(key.key_part[0].field->field_name.str, container.key_column))
+      index = key.name.str;
+  }
+  if (index.empty()) return ErrorStatus(WireError::kIdxNum);
+  binding->container = container;
+  binding->lookup = std::make_unique<IndexBinding>();
+  binding->insert = std::make_unique<IndexBinding>();
+  for (IndexBinding* b : {binding->lookup.get(), binding->insert.get()}) {
+    b->db = container.db;
+    b->table = container.table;
+    b->index = index;
+  }
+  binding->lookup->columns = container.LookupColumns();
+  binding->insert->columns = container.InsertColumns();
+  return WireStatus::OK();
+}
+
+Opened<OpenIndex> EngineExecutor::OpenContainerIndex(IndexBinding* binding) {
+  const Opened<OpenIndex> opened = OpenForThisWorker(binding);
   if (!opened.ok()) return opened;
   OpenIndex* oi = opened.value;
   WireStatus s = tables_.Reopen(oi->entry());
@@ -379,7 +442,8 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
                                                       const Request& r) {
   Step step;
   step.answered = true;
-  if (!McTouchesRows(*r.memcached)) return step;
+  const McRequest& mc = *r.memcached;
+  if (!McTouchesRows(mc)) return step;
   if (r.IsWrite() && opt_readonly) {
     step.status = WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
     return step;
@@ -393,9 +457,30 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
     step.status = WireStatus::StorageCode(ER_UNKNOWN_COM_ERROR);
     return step;
   }
-  const Opened<OpenIndex> lookup = OpenContainer(&bindings->kv_lookup, KvContainer::kLookupColumns);
-  const Opened<OpenIndex> insert =
-      lookup.ok() ? OpenContainer(&bindings->kv_insert, KvContainer::kInsertColumns) : lookup;
+  const std::string_view name = mc.keys.empty() ? "default" : KvContainerName(mc.keys[0]);
+  for (std::string_view key : mc.keys) {
+    if (KvContainerName(key) != name) {
+      step.client_error = "CLIENT_ERROR the keys of one request must share a container";
+      return step;
+    }
+  }
+  const KvContainer* container = ContainerNamed(name);
+  if (container == nullptr) {
+    step.client_error = "CLIENT_ERROR no container named '" + std::string(name) + "'";
+    return step;
+  }
+  if (!SchemaAllowed(container->db)) {
+    step.status = ErrorStatus(WireError::kForbidden);
+    return step;
+  }
+  std::unique_ptr<ContainerBinding>& binding = bindings->containers[std::string(name)];
+  if (!binding) binding = std::make_unique<ContainerBinding>();
+  if (!binding->lookup || !(binding->container == *container)) {
+    step.status = BindContainer(binding.get(), *container);
+    if (!step.status.ok()) return step;
+  }
+  const Opened<OpenIndex> lookup = OpenContainerIndex(binding->lookup.get());
+  const Opened<OpenIndex> insert = lookup.ok() ? OpenContainerIndex(binding->insert.get()) : lookup;
   if (!insert.ok()) {
     step.status = insert.error;
     return step;
@@ -403,26 +488,33 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
   step.answered = false;
   step.index = lookup.value;
   step.insert_index = insert.value;
+  step.container = binding.get();
   return step;
 }
 
 void EngineExecutor::AnswerMemcached(const BatchItem& item, const Step& step) {
   const McRequest& mc = *item.request->memcached;
   if (step.answered) {
+    if (!step.client_error.empty()) {
+      if (!mc.WantsAnswer(McOutcome::kError)) return;
+      if (mc.framing == McFraming::kBinary)
+        return McBinaryWriter(item.out).Error(mc, McStatus::kInvalidArguments);
+      return McTextWriter(item.out).Line(step.client_error);
+    }
     if (!step.status.ok()) return AnswerError(item, step.status);
     return AnswerMemcachedWithoutRows(mc, item.out);
   }
   if (thread_.thd()->killed != NOT_KILLED) return AnswerError(item, ErrorStatus(WireError::kKilled));
   if (item.request->IsWrite()) thread_.thd()->set_time();
-  if (mc.command == McCommand::kFlushAll) return FlushContainer(mc, step.index, item.out);
+  if (mc.command == McCommand::kFlushAll) return FlushContainer(mc, step, item.out);
   KvResult result;
-  kv_.Run(mc, step.index, step.insert_index, &result);
+  kv_.Run(mc, step.container->container, step.index, step.insert_index, &result);
   WriteKvAnswer(mc, result, item.out);
 }
 
 // flush_all empties the default container only where rowsocket_memcached_flush
 // allows it; each time it does is logged.
-void EngineExecutor::FlushContainer(const McRequest& mc, OpenIndex* lookup, std::string* out) {
+void EngineExecutor::FlushContainer(const McRequest& mc, const Step& step, std::string* out) {
   KvResult result;
   if (!options_.tunables->memcached_flush.load(std::memory_order_relaxed)) {
     result.outcome = McOutcome::kError;
@@ -438,7 +530,7 @@ void EngineExecutor::FlushContainer(const McRequest& mc, OpenIndex* lookup, std:
   r.modify = ModifyOp::kDelete;
   std::string answer;
   ResponseWriter w(&answer);
-  const RowResult row = rows_.Find(r, lookup, &w);
+  const RowResult row = rows_.Find(r, step.index, &w);
   if (!row.status.ok()) {
     result.outcome = McOutcome::kError;
     result.status = McStatus::kOutOfMemory;
@@ -446,7 +538,8 @@ void EngineExecutor::FlushContainer(const McRequest& mc, OpenIndex* lookup, std:
     return WriteKvAnswer(mc, result, out);
   }
   Log(LogLevel::kWarning, "memcached flush_all deleted the %llu rows of %s.%s",
-      static_cast<unsigned long long>(row.rows_changed), KvContainer::kDb, KvContainer::kTable);
+      static_cast<unsigned long long>(row.rows_changed), step.container->container.db.c_str(),
+      step.container->container.table.c_str());
   if (!mc.WantsAnswer(McOutcome::kSuccess)) return;
   if (mc.framing == McFraming::kBinary) return McBinaryWriter(out).Success(mc);
   McTextWriter(out).Reply(McTextReply::kOk);

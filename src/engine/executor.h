@@ -16,6 +16,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/accounts.h"
@@ -58,6 +59,8 @@ class EngineExecutor : public Executor {
     std::string value;          // answered with this one value (A 2's nonce)
     OpenIndex* index = nullptr; // target of a find/insert; a memcached command's lookup
     OpenIndex* insert_index = nullptr;  // a memcached command's insert index
+    const ContainerBinding* container = nullptr;  // and its container
+    std::string client_error;   // a memcached command answered with this error now
   };
 
   void Prepare(BatchItem* items, size_t count);
@@ -65,10 +68,12 @@ class EngineExecutor : public Executor {
   WireStatus BindIndex(EngineIndexBindings* bindings, const Request& r);
   Step LogIn(EngineIndexBindings* bindings, const Request& r);
   Step PrepareMemcached(EngineIndexBindings* bindings, const Request& r);
-  Opened<OpenIndex> OpenContainer(std::unique_ptr<IndexBinding>* binding, const char* columns);
+  const KvContainer* ContainerNamed(std::string_view name);
+  WireStatus BindContainer(ContainerBinding* binding, const KvContainer& container);
+  Opened<OpenIndex> OpenContainerIndex(IndexBinding* binding);
   void AnswerMemcached(const BatchItem& item, const Step& step);
   void AnswerMemcachedWithoutRows(const McRequest& mc, std::string* out);
-  void FlushContainer(const McRequest& mc, OpenIndex* lookup, std::string* out);
+  void FlushContainer(const McRequest& mc, const Step& step, std::string* out);
   // An error answer in the protocol `item` speaks.
   void AnswerError(const BatchItem& item, const WireStatus& status);
   WireStatus CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding, OpenIndex* oi,
@@ -108,6 +113,13 @@ class EngineExecutor : public Executor {
   GroupTransaction group_;
   Accounts accounts_;
   KeyValue kv_;
+  // rowsocket.containers as this worker read it last (rows read again after a second).
+  struct CachedContainer {
+    bool found = false;
+    KvContainer container;
+    uint64_t read_ms = 0;
+  };
+  std::unordered_map<std::string, CachedContainer> container_mapping_;
   bool group_lock_failed_ = false;    // the last group run could not lock its tables
   std::atomic<bool> interrupted_{false};  // Interrupt() was called: the worker stops
   // The lock order of the group being run (see PlanLockOrder).

@@ -40,6 +40,47 @@ int64_t KvExpiry(int64_t exptime, int64_t now) {
   return exptime <= kRelativeLimit ? now + exptime : exptime;
 }
 
+KvContainer KvContainer::Default() {
+  KvContainer c;
+  c.db = "rowsocket";
+  c.table = "kv";
+  c.key_column = "k";
+  c.value_columns = {"v"};
+  c.cas_column = "cas";
+  c.flags_column = "flags";
+  c.expires_column = "expires";
+  return c;
+}
+
+std::string KvContainer::LookupColumns() const {
+  std::string columns;
+  for (const std::string& v : value_columns) columns += (columns.empty() ? "" : ",") + v;
+  for (const std::string* c : {&cas_column, &flags_column, &expires_column})
+    if (!c->empty()) columns += "," + *c;
+  return columns;
+}
+
+std::string KvContainer::InsertColumns() const { return key_column + "," + LookupColumns(); }
+
+bool KvContainer::operator==(const KvContainer& o) const {
+  return db == o.db && table == o.table && key_column == o.key_column &&
+         value_columns == o.value_columns && separator == o.separator &&
+         cas_column == o.cas_column && flags_column == o.flags_column &&
+         expires_column == o.expires_column;
+}
+
+std::string_view KvRowKey(std::string_view key) {
+  if (key.size() < 3 || key[0] != '@' || key[1] != '@') return key;
+  const size_t dot = key.find('.', 2);
+  return dot == std::string_view::npos ? key : key.substr(dot + 1);
+}
+
+std::string_view KvContainerName(std::string_view key) {
+  if (key.size() < 3 || key[0] != '@' || key[1] != '@') return "default";
+  const size_t dot = key.find('.', 2);
+  return dot == std::string_view::npos ? "default" : key.substr(2, dot - 2);
+}
+
 uint64_t KeyValue::NextCas() {
   static std::atomic<uint64_t> next{static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(
@@ -67,7 +108,10 @@ KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* 
   if (row.rows_read == 0) return Found::kMissing;
   if (!answer_.empty() && answer_.back() == '\n') answer_.pop_back();
   parsed_.Clear();
-  if (!ParseAnswer(&answer_[0], answer_.size(), &parsed_) || parsed_.values.size() != 4) {
+  const KvContainer& c = *container_;
+  const size_t columns = c.value_columns.size() + !c.cas_column.empty() +
+                         !c.flags_column.empty() + !c.expires_column.empty();
+  if (!ParseAnswer(&answer_[0], answer_.size(), &parsed_) || parsed_.values.size() != columns) {
     result->outcome = McOutcome::kError;
     result->status = McStatus::kOutOfMemory;
     result->error = "SERVER_ERROR the container's row cannot be read";
@@ -75,14 +119,39 @@ KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* 
   }
   const std::vector<WireValue>& v = parsed_.values;
   item->key = key;
-  item->value.assign(v[0].data, v[0].is_null ? 0 : v[0].size);
+  item->value.clear();
+  size_t i = 0;
+  for (; i < c.value_columns.size(); ++i) {
+    if (i > 0) item->value += c.separator;
+    if (!v[i].is_null) item->value.append(v[i].data, v[i].size);
+  }
   item->cas = 0;
   item->flags = 0;
   item->expires = 0;
-  ParseNumber(v[1], &item->cas);
-  ParseNumber(v[2], &item->flags);
-  ParseNumber(v[3], &item->expires);
+  if (!c.cas_column.empty()) ParseNumber(v[i++], &item->cas);
+  if (!c.flags_column.empty()) ParseNumber(v[i++], &item->flags);
+  if (!c.expires_column.empty()) ParseNumber(v[i++], &item->expires);
+  if (c.cas_column.empty()) item->cas = DerivedCas(*item);
   return Expired(item->expires, Now()) ? Found::kExpired : Found::kPresent;
+}
+
+// A container without a CAS column: a version of the item's content (FNV-1a of its
+// value, flags and expiry), which any change to them moves, whoever makes it.
+uint64_t KeyValue::DerivedCas(const KvItem& item) {
+  uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](const void* data, size_t size) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  };
+  mix(item.value.data(), item.value.size());
+  mix(&item.flags, sizeof item.flags);
+  mix(&item.expires, sizeof item.expires);
+  return h == 0 ? 1 : h;  // 0 means "no CAS" to memcached's clients
+}
+
+// The CAS a write gives `item` (its other fields final).
+uint64_t KeyValue::NewCas(const KvItem& item) {
+  return container_->cas_column.empty() ? DerivedCas(item) : NextCas();
 }
 
 // request_: a find of the row of `key`.
@@ -90,30 +159,53 @@ void KeyValue::FindKey(std::string_view key) {
   request_.Clear();
   request_.type = RequestType::kFind;
   request_.op = FindOp::kEq;
-  request_.key.push_back(WireValue::Of(key));
+  request_.key.push_back(WireValue::Of(KvRowKey(key)));
   request_.limit = 1;
 }
 
-// The item's numbers as the text a write stores (in numbers_, until the next call).
-KeyValue::ItemNumbers KeyValue::Numbers(const KvItem& item) {
+// The values a write stores, in the lookup index's order: the value split at the
+// container's separator into its value columns, then CAS, flags and expiry as text
+// (in numbers_, until the next call).
+bool KeyValue::RowValues(const KvItem& item, std::vector<WireValue>* values, KvResult* result) {
+  const KvContainer& c = *container_;
+  values->clear();
+  std::string_view rest(item.value);
+  for (size_t i = 0; i + 1 < c.value_columns.size(); ++i) {
+    const size_t at = c.separator.empty() ? std::string_view::npos : rest.find(c.separator);
+    if (at == std::string_view::npos) {
+      result->outcome = McOutcome::kError;
+      result->status = McStatus::kInvalidArguments;
+      result->error = "CLIENT_ERROR the value must have " +
+                      std::to_string(c.value_columns.size()) + " fields separated by '" +
+                      c.separator + "'";
+      return false;
+    }
+    values->push_back(WireValue::Of(rest.substr(0, at)));
+    rest.remove_prefix(at + c.separator.size());
+  }
+  values->push_back(WireValue::Of(rest));
   numbers_.clear();
-  AppendNumber(&numbers_, item.cas);
-  const size_t flags_at = numbers_.size();
-  AppendNumber(&numbers_, item.flags);
-  const size_t expires_at = numbers_.size();
-  AppendNumber(&numbers_, static_cast<uint64_t>(item.expires));
-  const std::string_view n(numbers_);
-  return {WireValue::Of(n.substr(0, flags_at)),
-          WireValue::Of(n.substr(flags_at, expires_at - flags_at)),
-          WireValue::Of(n.substr(expires_at))};
+  size_t starts[3];
+  size_t n = 0;
+  if (!c.cas_column.empty()) starts[n++] = numbers_.size(), AppendNumber(&numbers_, item.cas);
+  if (!c.flags_column.empty()) starts[n++] = numbers_.size(), AppendNumber(&numbers_, item.flags);
+  if (!c.expires_column.empty())
+    starts[n++] = numbers_.size(), AppendNumber(&numbers_, static_cast<uint64_t>(item.expires));
+  const std::string_view numbers(numbers_);
+  for (size_t k = 0; k < n; ++k) {
+    const size_t end = k + 1 < n ? starts[k + 1] : numbers.size();
+    values->push_back(WireValue::Of(numbers.substr(starts[k], end - starts[k])));
+  }
+  return true;
 }
 
 bool KeyValue::Update(std::string_view key, const KvItem& item, OpenIndex* lookup,
                       KvResult* result) {
-  const ItemNumbers n = Numbers(item);
+  std::vector<WireValue> values;
+  if (!RowValues(item, &values, result)) return false;
   FindKey(key);
   request_.modify = ModifyOp::kUpdate;
-  request_.modify_values = {WireValue::Of(item.value), n.cas, n.flags, n.expires};
+  request_.modify_values = std::move(values);
   const WireStatus check = CheckRequest(&request_, lookup);
   if (!check.ok()) return !Failed(RowResult{check}, result);
   answer_.clear();
@@ -123,11 +215,12 @@ bool KeyValue::Update(std::string_view key, const KvItem& item, OpenIndex* looku
 
 bool KeyValue::Insert(std::string_view key, const KvItem& item, OpenIndex* insert,
                       KvResult* result, bool* duplicate) {
-  const ItemNumbers n = Numbers(item);
+  std::vector<WireValue> values;
+  if (!RowValues(item, &values, result)) return false;
   request_.Clear();
   request_.type = RequestType::kInsert;
-  request_.insert_values = {WireValue::Of(key), WireValue::Of(item.value), n.cas, n.flags,
-                            n.expires};
+  request_.insert_values = {WireValue::Of(KvRowKey(key))};
+  request_.insert_values.insert(request_.insert_values.end(), values.begin(), values.end());
   const WireStatus check = CheckRequest(&request_, insert);
   if (!check.ok()) return !Failed(RowResult{check}, result);
   answer_.clear();
@@ -148,7 +241,9 @@ bool KeyValue::Delete(std::string_view key, OpenIndex* lookup, KvResult* result)
   return !Failed(rows_->Find(request_, lookup, &w), result);
 }
 
-void KeyValue::Run(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result) {
+void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
+                   OpenIndex* insert, KvResult* result) {
+  container_ = &container;
   switch (mc.command) {
     case McCommand::kGet:
     case McCommand::kGets:
@@ -209,7 +304,6 @@ void KeyValue::Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert,
   item.flags = mc.flags;
   item.expires = KvExpiry(mc.exptime, Now());
   item.value.assign(mc.value);
-  item.cas = NextCas();
   switch (mc.store) {
     case McStoreMode::kAdd:
       if (live) {
@@ -248,6 +342,7 @@ void KeyValue::Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert,
     default:  // set
       break;
   }
+  item.cas = NewCas(item);
   if (found != Found::kMissing) {
     if (Update(key, item, lookup, result)) {
       result->outcome = McOutcome::kSuccess;
@@ -288,7 +383,7 @@ void KeyValue::Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* ins
     item.key = key;
     AppendNumber(&item.value, mc.initial);
     item.expires = KvExpiry(mc.vivify_exptime, Now());
-    item.cas = NextCas();
+    item.cas = NewCas(item);
     bool duplicate = false;
     if (found == Found::kExpired ? Update(key, item, lookup, result)
                                  : Insert(key, item, insert, result, &duplicate)) {
@@ -310,7 +405,7 @@ void KeyValue::Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* ins
     return;
   }
   item.value.assign(delta.text());
-  item.cas = NextCas();
+  item.cas = NewCas(item);
   if (!Update(key, item, lookup, result)) return;
   result->outcome = McOutcome::kSuccess;
   result->number = delta.value;
@@ -325,6 +420,7 @@ void KeyValue::Touch(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
     return;
   }
   item.expires = KvExpiry(mc.exptime, Now());
+  if (container_->cas_column.empty()) item.cas = DerivedCas(item);
   if (Update(key, item, lookup, result)) result->outcome = McOutcome::kSuccess;
 }
 

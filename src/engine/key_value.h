@@ -1,17 +1,24 @@
 // KeyValue: memcached's commands on a container's table (rowsocket_memcached_port).
 //
-// A container keeps memcached's items as rows: a key column (its primary key), a
-// value column, and the item's CAS, client flags and expiry time. The default
-// container is the table rowsocket.kv:
+// A container keeps memcached's items as rows of a table: a key column (with a unique
+// index of its own), one or more value columns (a memcached value is their values
+// joined by the container's separator), and optionally the item's CAS, client flags
+// and expiry time (0: never; else a unix time). The mapping table
+// rowsocket.containers names containers; a key `@@<name>.<key>` selects one, any
+// other key the container `default`, which is the table rowsocket.kv unless the
+// mapping says otherwise:
 //
 //   k VARBINARY(250) PRIMARY KEY, v MEDIUMBLOB NOT NULL,
 //   cas BIGINT UNSIGNED NOT NULL, flags INT UNSIGNED NOT NULL,
-//   expires INT UNSIGNED NOT NULL          (0: never; else a unix time)
+//   expires INT UNSIGNED NOT NULL
 //
 // Each command runs as the HandlerSocket requests it amounts to — a find of the key
 // (which locks the row in a write batch), then an update, insert or delete — on two
-// open indexes of the container (`lookup`: v, cas, flags, expires; `insert`: k and the
-// same), inside the running batch's transaction. So a memcached write obeys every rule
+// open indexes of the container (`lookup`: the value columns, then CAS, flags and
+// expiry where the container has them; `insert`: the key column and the same),
+// inside the running batch's transaction. A container without a CAS column gives
+// each item a CAS derived from its value, flags and expiry time, which every change
+// (SQL's included) moves. So a memcached write obeys every rule
 // a HandlerSocket write does (sql_mode, binlog, durability before the answer), and a
 // read-modify-write (cas, append, incr) is atomic: the row stays locked until the
 // batch commits. An expired item is a miss; the write that meets it replaces or
@@ -34,13 +41,33 @@
 
 namespace rowsocket {
 
-// The default container's table and the columns its two open indexes name.
+// Where a container keeps its items (a row of rowsocket.containers).
 struct KvContainer {
-  static constexpr const char* kDb = "rowsocket";
-  static constexpr const char* kTable = "kv";
-  static constexpr const char* kLookupColumns = "v,cas,flags,expires";
-  static constexpr const char* kInsertColumns = "k,v,cas,flags,expires";
+  std::string db, table;
+  std::string key_column;
+  std::vector<std::string> value_columns;
+  std::string separator = "|";
+  std::string cas_column, flags_column, expires_column;  // empty: none
+
+  // rowsocket.kv, unless rowsocket.containers names another `default`.
+  static KvContainer Default();
+  // The columns of the lookup and insert indexes, comma-separated.
+  std::string LookupColumns() const;
+  std::string InsertColumns() const;
+  bool operator==(const KvContainer& o) const;
 };
+
+// A connection's binding of a container: the mapping it was made from, and its
+// lookup and insert indexes.
+struct ContainerBinding {
+  KvContainer container;
+  std::unique_ptr<IndexBinding> lookup, insert;
+};
+
+// The key a memcached key stands for in its container's table: `<key>` of
+// `@@<name>.<key>`, the whole key otherwise; and the container it names.
+std::string_view KvRowKey(std::string_view key);
+std::string_view KvContainerName(std::string_view key);
 
 // What one command found or did, for the protocol's answer.
 struct KvItem {
@@ -64,19 +91,22 @@ class KeyValue {
   KeyValue(const KeyValue&) = delete;
   KeyValue& operator=(const KeyValue&) = delete;
 
-  // Runs `mc` (a command with keys) on the container's two open indexes.
-  void Run(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
+  // Runs `mc` (a command with keys) on `container`'s two open indexes.
+  void Run(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
+           OpenIndex* insert, KvResult* result);
 
   // A new CAS (any thread).
   static uint64_t NextCas();
 
  private:
   enum class Found { kMissing, kExpired, kPresent };
-  struct ItemNumbers {
-    WireValue cas, flags, expires;
-  };
-  ItemNumbers Numbers(const KvItem& item);
+  // The values a write stores for `item`, in the lookup index's column order; false
+  // (with the error in *result) when its value does not split into the container's
+  // value columns.
+  bool RowValues(const KvItem& item, std::vector<WireValue>* values, KvResult* result);
   void FindKey(std::string_view key);
+  static uint64_t DerivedCas(const KvItem& item);
+  uint64_t NewCas(const KvItem& item);
   Found Read(std::string_view key, OpenIndex* lookup, KvItem* item, KvResult* result);
   // Writes value, cas, flags and expiry of the row of `key` (which exists).
   bool Update(std::string_view key, const KvItem& item, OpenIndex* lookup, KvResult* result);
@@ -92,6 +122,7 @@ class KeyValue {
   void Remove(const McRequest& mc, OpenIndex* lookup, KvResult* result);
 
   RowRequests* rows_;
+  const KvContainer* container_ = nullptr;  // the running command's
   Request request_;      // the HandlerSocket request a step amounts to
   std::string answer_;   // its answer
   Answer parsed_;

@@ -2,6 +2,7 @@
 // Runs on a worker thread.
 #include "engine/open_index.h"
 
+#include "engine/key_value.h"
 #include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
 
@@ -207,5 +208,7 @@ bool ChangesUniqueKey(const Request& r, OpenIndex* oi) {
     if (changed.is_set(k) && (table->key_info[k].flags & HA_NOSAME)) return true;
   return false;
 }
+
+EngineIndexBindings::~EngineIndexBindings() = default;
 
 }  // namespace rowsocket

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/accounts.h"
@@ -98,6 +99,8 @@ struct IndexBinding {
 
 // A connection's bindings. Used by one executor at a time (the one serving the
 // connection's turn).
+struct ContainerBinding;  // key_value.h
+
 class EngineIndexBindings : public IndexBindings {
  public:
   IndexBinding* Find(uint32_t id) {
@@ -108,9 +111,11 @@ class EngineIndexBindings : public IndexBindings {
   void Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
             std::vector<std::unique_ptr<OpenIndex>>* retired);
 
+  ~EngineIndexBindings() override;
+
   AccountLogin login;  // rowsocket_auth=account
-  // The memcached listener: the default container's two indexes (see key_value.h).
-  std::unique_ptr<IndexBinding> kv_lookup, kv_insert;
+  // The memcached listener: each container's two indexes, by name (see key_value.h).
+  std::unordered_map<std::string, std::unique_ptr<ContainerBinding>> containers;
 
  private:
   std::vector<std::unique_ptr<IndexBinding>> bindings_;

@@ -51,7 +51,8 @@ def container(sql, server):
 @pytest.fixture
 def mc(memcached_port, container, sql):
     sql.execute("DELETE FROM rowsocket.kv")
-    client = Client(("127.0.0.1", memcached_port), connect_timeout=5, timeout=10)
+    client = Client(("127.0.0.1", memcached_port), connect_timeout=5, timeout=10,
+                    default_noreply=False)
     yield client
     client.close()
 
@@ -314,6 +315,70 @@ def test_memcapable_passes(memcached_port, container, protocol):
                              "-t", "10", protocol], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "[FAIL]" not in result.stdout, result.stdout
+
+
+@pytest.fixture
+def users(sql, container):
+    sql.execute("DROP TABLE IF EXISTS test.mc_users")
+    sql.execute("CREATE TABLE test.mc_users (id INT AUTO_INCREMENT PRIMARY KEY, "
+                "email VARCHAR(100) NOT NULL UNIQUE, name VARCHAR(50), city VARCHAR(50)) "
+                "ENGINE=InnoDB")
+    sql.execute("INSERT INTO test.mc_users (email, name, city) VALUES ('ann@x', 'Ann', 'Paris')")
+    sql.execute("REPLACE INTO rowsocket.containers (name, db_schema, db_table, key_column, "
+                "value_columns, value_separator) "
+                "VALUES ('users', 'test', 'mc_users', 'email', 'name,city', '|')")
+    yield
+    sql.execute("DELETE FROM rowsocket.containers WHERE name = 'users'")
+
+
+def test_a_container_maps_keys_onto_any_table(mc, sql, users):
+    assert mc.get("@@users.ann@x") == b"Ann|Paris"
+    assert mc.set("@@users.bob@y", b"Bob|Rome")
+    assert sql.rows("SELECT name, city FROM test.mc_users WHERE email = 'bob@y'") == \
+        [("Bob", "Rome")]
+    sql.execute("UPDATE test.mc_users SET city = 'Lyon' WHERE email = 'ann@x'")
+    assert mc.get("@@users.ann@x") == b"Ann|Lyon"
+    with pytest.raises(Exception, match="fields separated by"):
+        mc.set("@@users.cat@z", b"no separator")
+    assert mc.get_many(["@@users.ann@x", "@@users.bob@y"]) == \
+        {"@@users.ann@x": b"Ann|Lyon", "@@users.bob@y": b"Bob|Rome"}
+
+
+def test_a_container_without_a_cas_column_derives_the_cas_from_the_row(mc, sql, users):
+    value, cas = mc.gets("@@users.ann@x")
+    sql.execute("UPDATE test.mc_users SET city = 'Nice' WHERE email = 'ann@x'")
+    assert mc.cas("@@users.ann@x", b"Ann|Oslo", cas) is False  # SQL moved it on
+    value, cas = mc.gets("@@users.ann@x")
+    assert value == b"Ann|Nice"
+    assert mc.cas("@@users.ann@x", b"Ann|Oslo", cas)
+    assert mc.get("@@users.ann@x") == b"Ann|Oslo"
+
+
+def test_unknown_containers_and_mixed_keys_are_client_errors(raw, users):
+    raw.send(b"get @@nothing.k\r\n")
+    assert raw.read_until(b"\r\n") == b"CLIENT_ERROR no container named 'nothing'\r\n"
+    raw.send(b"get @@users.ann@x plain\r\n")
+    assert raw.read_until(b"\r\n").startswith(b"CLIENT_ERROR the keys of one request")
+
+
+def test_mapping_changes_take_effect_without_a_restart(mc, sql, users):
+    assert mc.get("@@users.ann@x") == b"Ann|Paris"
+    sql.execute("UPDATE rowsocket.containers SET value_columns = 'city', value_separator = '' "
+                "WHERE name = 'users'")
+    deadline = time.monotonic() + 5
+    while mc.get("@@users.ann@x") != b"Paris" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert mc.get("@@users.ann@x") == b"Paris"
+
+
+def test_containers_on_system_schemas_are_refused(raw, sql, users):
+    sql.execute("REPLACE INTO rowsocket.containers (name, db_schema, db_table, key_column, "
+                "value_columns) VALUES ('sys', 'mysql', 'db', 'Host', 'Db')")
+    try:
+        raw.send(b"get @@sys.localhost\r\n")
+        assert raw.read_until(b"\r\n").startswith(b"SERVER_ERROR")
+    finally:
+        sql.execute("DELETE FROM rowsocket.containers WHERE name = 'sys'")
 
 
 def test_kill_9_during_writes_loses_nothing_answered_stored(memcached_port, container, server,
