@@ -22,4 +22,5 @@ export ROWSOCKET_FUZZ_SECONDS=${ROWSOCKET_FUZZ_SECONDS:-20}
 exec /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   test_lifecycle.py test_errors.py test_pipeline.py test_safety.py test_modify.py \
   test_types.py test_write_concurrency.py test_observability.py test_modify_atomic.py \
-  test_modify_moving_rows.py test_fuzz.py test_tls.py test_accounts.py "$@"
+  test_modify_moving_rows.py test_fuzz.py test_tls.py test_accounts.py test_memcached.py \
+  test_memcached_accounts.py "$@"

@@ -413,6 +413,7 @@ WireStatus EngineExecutor::BindContainer(ContainerBinding* binding, const KvCont
   }
   if (index.empty()) return ErrorStatus(WireError::kIdxNum);
   binding->container = container;
+  binding->grants = IndexGrants();
   binding->lookup = std::make_unique<IndexBinding>();
   binding->insert = std::make_unique<IndexBinding>();
   for (IndexBinding* b : {binding->lookup.get(), binding->insert.get()}) {
@@ -443,6 +444,19 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
   Step step;
   step.answered = true;
   const McRequest& mc = *r.memcached;
+  if (bindings->account_logins) {
+    if (mc.command == McCommand::kSaslAuth) {
+      step.status = SaslLogIn(bindings, mc);
+      return step;
+    }
+    const bool open_to_all = mc.command == McCommand::kSaslListMechs ||
+                             mc.command == McCommand::kVersion || mc.command == McCommand::kQuit ||
+                             mc.command == McCommand::kNoop || mc.command == McCommand::kInvalid;
+    if (!open_to_all && !bindings->logged_in()) {
+      step.status = ErrorStatus(WireError::kUnauth);
+      return step;
+    }
+  }
   if (!McTouchesRows(mc)) return step;
   if (r.IsWrite() && opt_readonly) {
     step.status = WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
@@ -485,11 +499,67 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
     step.status = insert.error;
     return step;
   }
+  if (bindings->account_logins) {
+    step.status = CheckContainerGrants(bindings, binding.get(), lookup.value, r);
+    if (!step.status.ok()) return step;
+  }
   step.answered = false;
   step.index = lookup.value;
   step.insert_index = insert.value;
   step.container = binding.get();
   return step;
+}
+
+// SASL PLAIN (binary protocol): `[authzid] NUL user NUL password`, a MariaDB account's
+// password in clear, so taken over TLS only, as `A 4` is.
+WireStatus EngineExecutor::SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc) {
+  if (mc.argument != "PLAIN") return ErrorStatus(WireError::kAuthType);
+  const std::string_view data = mc.value;
+  const size_t first = data.find('\0');
+  const size_t second = first == std::string_view::npos ? first : data.find('\0', first + 1);
+  Request login;
+  login.type = RequestType::kAuth;
+  login.auth_type = "4";
+  if (second != std::string_view::npos) {
+    login.auth_key = data.substr(first + 1, second - first - 1);
+    login.auth_arg = data.substr(second + 1);
+  }
+  Step step = LogIn(bindings, login);
+  return step.status;
+}
+
+// rowsocket_memcached_auth=account: the account's grants on the container's table,
+// as for HandlerSocket requests (see CheckGrants): every command reads the row
+// (SELECT on the value, CAS, flags and expiry columns and the key); storage commands
+// may insert or update it, delete deletes it.
+WireStatus EngineExecutor::CheckContainerGrants(EngineIndexBindings* bindings,
+                                                ContainerBinding* binding, OpenIndex* lookup,
+                                                const Request& r) {
+  constexpr uint64_t kPrivilegesMaxAgeMs = 1000;
+  AccountLogin* login = &bindings->login;
+  if (!accounts_.Refresh(login, batch_start_ms_, kPrivilegesMaxAgeMs)) {
+    bindings->SetAccount("");
+    return ErrorStatus(WireError::kUnauth);
+  }
+  accounts_.Check(login, lookup->table(), lookup->key_number(), lookup->columns(), {},
+                  &binding->grants);
+  const IndexGrants& g = binding->grants;
+  const McRequest& mc = *r.memcached;
+  const uint32_t columns = static_cast<uint32_t>(lookup->columns().size());
+  bool allowed = g.select;
+  if (mc.command == McCommand::kDelete || mc.command == McCommand::kMetaDelete ||
+      mc.command == McCommand::kFlushAll) {
+    allowed = allowed && g.del;
+  } else if (r.IsWrite()) {
+    allowed = allowed && g.update_columns >= columns;
+    if (mc.command == McCommand::kStore || mc.command == McCommand::kMetaSet ||
+        mc.command == McCommand::kMetaArithmetic || mc.command == McCommand::kIncr ||
+        mc.command == McCommand::kDecr)
+      allowed = allowed && g.insert_columns >= columns;
+  }
+  if (allowed) return WireStatus::OK();
+  stats_->requests_denied.Add();
+  return ErrorStatus(WireError::kDenied);
 }
 
 void EngineExecutor::AnswerMemcached(const BatchItem& item, const Step& step) {
@@ -500,6 +570,17 @@ void EngineExecutor::AnswerMemcached(const BatchItem& item, const Step& step) {
       if (mc.framing == McFraming::kBinary)
         return McBinaryWriter(item.out).Error(mc, McStatus::kInvalidArguments);
       return McTextWriter(item.out).Line(step.client_error);
+    }
+    if (mc.command == McCommand::kSaslAuth) {
+      McBinaryWriter w(item.out);
+      if (step.status.ok()) return w.Packet(mc, McStatus::kOk, 0, {}, {}, "Authenticated");
+      return w.Error(mc, McStatus::kAuthError);
+    }
+    if (step.status.code() == WireStatus::kUnauthorized) {
+      // Not logged in, or the grants refuse it: memcached's own words for that.
+      if (mc.framing == McFraming::kBinary) return McBinaryWriter(item.out).Error(mc, McStatus::kAuthError);
+      return McTextWriter(item.out).ClientError(
+          step.status.message() == "denied" ? "access denied" : "unauthenticated");
     }
     if (!step.status.ok()) return AnswerError(item, step.status);
     return AnswerMemcachedWithoutRows(mc, item.out);
@@ -566,6 +647,8 @@ void EngineExecutor::AnswerMemcachedWithoutRows(const McRequest& mc, std::string
       return;
     case McCommand::kMetaNoop:
       return text.MetaNoop();
+    case McCommand::kSaslListMechs:
+      return packet.Packet(mc, McStatus::kOk, 0, {}, {}, "PLAIN");
     case McCommand::kStats: {
       if (!mc.argument.empty()) {
         // Groups of memcached's own (settings, slabs, ...) have nothing to say

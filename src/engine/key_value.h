@@ -62,6 +62,7 @@ struct KvContainer {
 struct ContainerBinding {
   KvContainer container;
   std::unique_ptr<IndexBinding> lookup, insert;
+  IndexGrants grants;  // what the connection's account may do (rowsocket_memcached_auth)
 };
 
 // The key a memcached key stands for in its container's table: `<key>` of

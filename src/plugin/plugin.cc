@@ -38,6 +38,7 @@ char* opt_memcached_port = nullptr;
 uint opt_memcached_threads = 0;
 my_bool opt_memcached_flush = 0;
 ulong opt_auth = 0;
+ulong opt_memcached_auth = 0;
 ulong opt_auth_wr = 0;
 char* opt_allowed_system_schemas = nullptr;
 char* opt_ssl_cert = nullptr;
@@ -184,6 +185,11 @@ MYSQL_SYSVAR_ENUM(auth_wr, opt_auth_wr, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONL
                   "As rowsocket_auth, for the write listener (its secret: "
                   "rowsocket_plain_secret_wr)",
                   nullptr, nullptr, kAuthAuto, &auth_typelib);
+MYSQL_SYSVAR_ENUM(memcached_auth, opt_memcached_auth, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "How clients of the memcached listener prove who they are: none; account "
+                  "(SASL PLAIN over TLS as a MariaDB account, its grants apply); auto = none "
+                  "on a loopback address, account on any other (secret is not offered)",
+                  nullptr, nullptr, kAuthAuto, &auth_typelib);
 MYSQL_SYSVAR_STR(allowed_system_schemas, opt_allowed_system_schemas,
                  PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                  "Comma-separated system schemas (mysql, information_schema, "
@@ -271,6 +277,7 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
     MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(accept_balance),
     MYSQL_SYSVAR(memcached_port), MYSQL_SYSVAR(memcached_threads), MYSQL_SYSVAR(memcached_flush),
+    MYSQL_SYSVAR(memcached_auth),
     MYSQL_SYSVAR(plain_secret), MYSQL_SYSVAR(plain_secret_wr), MYSQL_SYSVAR(auth),
     MYSQL_SYSVAR(auth_wr),
     MYSQL_SYSVAR(allowed_system_schemas), MYSQL_SYSVAR(verbose), MYSQL_SYSVAR(max_line_length),
@@ -423,11 +430,10 @@ int PluginInit(void*) {
   }
   for (ListenerConfig* lc : {&config.read, &config.write})
     if (lc->auth != AuthMode::kSecret) lc->secret.clear();
-  if (!config.memcached.port.empty() && !IsLoopbackAddress(config.address)) {
-    // Its clients cannot log in yet (SASL is to come): it is not exposed beyond the host.
-    Log(LogLevel::kError, "cannot start: the memcached listener has no authentication yet; "
-                          "rowsocket_address must be a loopback address while "
-                          "rowsocket_memcached_port is set");
+  if (!ResolveAuth(opt_memcached_auth, "", config.address, "memcached", &config.memcached.auth,
+                   &error)) {
+    Log(LogLevel::kError, "cannot start: %s (memcached clients have no shared secret)",
+        error.c_str());
     g_factory.reset();
     return 1;
   }

@@ -209,6 +209,7 @@ size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfin
 // request of type kMemcached. Values up to `max_value_size` bytes (and multi-get lines
 // as long) are taken; a longer value is answered with an error and its bytes dropped.
 size_t ClientConnection::ParseMemcached(uint32_t max_value_size) {
+  bindings_->tls = tls();
   McLimits limits;
   limits.max_value_size = max_value_size;
   limits.max_retrieval_line = max_value_size;

@@ -3,7 +3,6 @@ container rowsocket.kv, through a real memcached client library (Debian's pymemc
 and raw bytes, with SQL reading and writing the same rows.
 """
 
-import socket
 import subprocess
 import struct
 import threading
@@ -13,6 +12,7 @@ import pytest
 from pymemcache.client.base import Client
 
 import harness
+from memcached_support import Raw, binary_request, binary_response
 import servers
 from db import Sql
 import targets
@@ -55,39 +55,6 @@ def mc(memcached_port, container, sql):
                     default_noreply=False)
     yield client
     client.close()
-
-
-class Raw:
-    """Bytes in, bytes out, on one connection."""
-
-    def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        self.buf = b""
-
-    def send(self, data):
-        self.sock.sendall(data)
-
-    def read_until(self, end):
-        while end not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError(self.buf)
-            self.buf += chunk
-        i = self.buf.index(end) + len(end)
-        out, self.buf = self.buf[:i], self.buf[i:]
-        return out
-
-    def read_exactly(self, n):
-        while len(self.buf) < n:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError(self.buf)
-            self.buf += chunk
-        out, self.buf = self.buf[:n], self.buf[n:]
-        return out
-
-    def close(self):
-        self.sock.close()
 
 
 @pytest.fixture
@@ -264,22 +231,6 @@ def test_meta_commands(raw):
     raw.send(b"md mk\r\nmd mk\r\n")
     assert raw.read_until(b"\r\n") == b"HD\r\n"
     assert raw.read_until(b"\r\n") == b"NF\r\n"
-
-
-def binary_request(opcode, key=b"", value=b"", extras=b"", cas=0, opaque=0):
-    header = struct.pack(">BBHBBHIIQ", 0x80, opcode, len(key), len(extras), 0, 0,
-                         len(extras) + len(key) + len(value), opaque, cas)
-    return header + extras + key + value
-
-
-def binary_response(raw):
-    header = raw.read_exactly(24)
-    magic, opcode, keylen, extlen, _, status, bodylen, opaque, cas = struct.unpack(
-        ">BBHBBHIIQ", header)
-    body = raw.read_exactly(bodylen)
-    return {"opcode": opcode, "status": status, "opaque": opaque, "cas": cas,
-            "extras": body[:extlen], "key": body[extlen:extlen + keylen],
-            "value": body[extlen + keylen:]}
 
 
 def test_binary_protocol_set_get_delete(raw):

@@ -1,0 +1,113 @@
+"""The memcached listener with account logins (rowsocket_memcached_auth=account):
+SASL PLAIN over TLS as a MariaDB account, whose grants on a container's table decide.
+"""
+
+import ssl
+import struct
+import time
+
+import pytest
+
+import harness
+import targets
+import tls_support
+from memcached_support import Raw, binary_request, binary_response
+
+pytestmark = targets.rowsocket_only
+
+AUTH_ERROR = 0x20
+SASL_LIST, SASL_AUTH, GET, SET = 0x20, 0x21, 0x00, 0x01
+
+
+@pytest.fixture(scope="module")
+def certs():
+    with tls_support.test_certificates() as paths:
+        yield paths
+
+
+@pytest.fixture(scope="module")
+def memcached_port():
+    return harness.free_ports(1)[0]
+
+
+@pytest.fixture(scope="module")
+def server_options(certs, memcached_port):
+    return {"memcached_port": memcached_port, "memcached_auth": "account",
+            "ssl_cert": certs["server.pem"], "ssl_key": certs["server.key"]}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def accounts(sql):
+    deadline = time.monotonic() + 20
+    while sql.value("SELECT COUNT(*) FROM information_schema.TABLES "
+                    "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'") != "1":
+        assert time.monotonic() < deadline, "rowsocket.kv was not made"
+        time.sleep(0.1)
+    sql.execute("INSERT INTO rowsocket.kv (k, v) VALUES ('seen', 'by readers')")
+    sql.execute("CREATE USER mcw@localhost IDENTIFIED BY 'w-pw'")
+    sql.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON rowsocket.kv TO mcw@localhost")
+    sql.execute("CREATE USER mcr@localhost IDENTIFIED BY 'r-pw'")
+    sql.execute("GRANT SELECT ON rowsocket.kv TO mcr@localhost")
+
+
+@pytest.fixture
+def tls(memcached_port, certs):
+    r = Raw(memcached_port, ssl.create_default_context(cafile=certs["ca.pem"]))
+    yield r
+    r.close()
+
+
+def sasl_plain(raw, user, password):
+    raw.send(binary_request(SASL_AUTH, b"PLAIN", b"\0" + user + b"\0" + password))
+    return binary_response(raw)
+
+
+def set_request(key, value):
+    return binary_request(SET, key, value, struct.pack(">II", 0, 0))
+
+
+def test_nothing_before_a_login(memcached_port):
+    r = Raw(memcached_port)
+    try:
+        r.send(binary_request(GET, b"seen"))
+        assert binary_response(r)["status"] == AUTH_ERROR
+    finally:
+        r.close()
+    text = Raw(memcached_port)
+    try:
+        text.send(b"get seen\r\n")
+        assert text.read_until(b"\r\n") == b"CLIENT_ERROR unauthenticated\r\n"
+    finally:
+        text.close()
+
+
+def test_plain_needs_tls(memcached_port):
+    r = Raw(memcached_port)
+    try:
+        r.send(binary_request(SASL_LIST))
+        assert binary_response(r)["value"] == b"PLAIN"
+        assert sasl_plain(r, b"mcw", b"w-pw")["status"] == AUTH_ERROR
+        r.send(binary_request(GET, b"seen"))
+        assert binary_response(r)["status"] == AUTH_ERROR
+    finally:
+        r.close()
+
+
+def test_an_account_logs_in_over_tls_and_its_grants_decide(tls, memcached_port, certs):
+    assert sasl_plain(tls, b"mcw", b"wrong")["status"] == AUTH_ERROR
+    assert sasl_plain(tls, b"mcw", b"w-pw")["status"] == 0
+    tls.send(set_request(b"mine", b"v"))
+    assert binary_response(tls)["status"] == 0
+    tls.send(binary_request(GET, b"seen"))
+    assert binary_response(tls)["value"] == b"by readers"
+    reader = Raw(memcached_port, ssl.create_default_context(cafile=certs["ca.pem"]))
+    try:
+        assert sasl_plain(reader, b"mcr", b"r-pw")["status"] == 0
+        reader.send(binary_request(GET, b"mine"))
+        assert binary_response(reader)["value"] == b"v"
+        reader.send(set_request(b"mine", b"changed"))
+        assert binary_response(reader)["status"] == AUTH_ERROR
+        reader.send(binary_request(GET, b"mine"))
+        assert binary_response(reader)["value"] == b"v"
+    finally:
+        reader.close()
