@@ -30,6 +30,11 @@
 
 namespace rowsocket {
 
+// How old an account's security context may be before it is built again from the
+// server's ACL: how long a GRANT, REVOKE or DROP USER may take to reach a
+// connection already logged in.
+constexpr uint64_t kAccountMaxAgeMs = 1000;
+
 class AccountLogin {
  public:
   AccountLogin() = default;

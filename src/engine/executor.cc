@@ -305,7 +305,9 @@ EngineExecutor::Step EngineExecutor::LogIn(EngineIndexBindings* bindings, const 
   }
   stats_->logins_failed.Add();
   static LogLimit failed;
-  const std::string user = std::string(r.auth_key).substr(0, USERNAME_CHAR_LENGTH);
+  std::string user = std::string(r.auth_key).substr(0, USERNAME_CHAR_LENGTH);
+  for (char& c : user)  // a client's bytes: nothing that could forge a log line
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   LogLimited(&failed, LogLevel::kWarning, "login refused (%.*s) for user '%s' from %s",
              static_cast<int>(step.status.message().size()), step.status.message().data(),
              user.c_str(), bindings->peer_address.c_str());
@@ -317,9 +319,8 @@ EngineExecutor::Step EngineExecutor::LogIn(EngineIndexBindings* bindings, const 
 // SELECT on what its `P` named; writes need INSERT, UPDATE or DELETE as well.
 WireStatus EngineExecutor::CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding,
                                        OpenIndex* oi, const Request& r) {
-  constexpr uint64_t kPrivilegesMaxAgeMs = 1000;
   AccountLogin* login = &bindings->login;
-  if (!accounts_.Refresh(login, batch_start_ms_, kPrivilegesMaxAgeMs)) {
+  if (!accounts_.Refresh(login, batch_start_ms_, kAccountMaxAgeMs)) {
     bindings->SetAccount("");  // the account was dropped
     return ErrorStatus(WireError::kUnauth);
   }
@@ -535,9 +536,8 @@ WireStatus EngineExecutor::SaslLogIn(EngineIndexBindings* bindings, const McRequ
 WireStatus EngineExecutor::CheckContainerGrants(EngineIndexBindings* bindings,
                                                 ContainerBinding* binding, OpenIndex* lookup,
                                                 const Request& r) {
-  constexpr uint64_t kPrivilegesMaxAgeMs = 1000;
   AccountLogin* login = &bindings->login;
-  if (!accounts_.Refresh(login, batch_start_ms_, kPrivilegesMaxAgeMs)) {
+  if (!accounts_.Refresh(login, batch_start_ms_, kAccountMaxAgeMs)) {
     bindings->SetAccount("");
     return ErrorStatus(WireError::kUnauth);
   }
