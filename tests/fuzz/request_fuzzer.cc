@@ -144,6 +144,9 @@ void CheckShape(const Request& r) {
     case RequestType::kOpenIndex:
     case RequestType::kInvalid:
       break;
+    case RequestType::kMemcached:
+      FUZZ_CHECK(false);  // only the memcached listener makes these
+      break;
   }
 }
 
@@ -269,6 +272,7 @@ std::string Canonical(const Request& r) {
       }
       break;
     case RequestType::kInvalid:
+    case RequestType::kMemcached:
       FUZZ_CHECK(false);
   }
   return line;
