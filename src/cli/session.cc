@@ -40,6 +40,7 @@ client::PoolOptions PoolOptionsFor(const CliOptions& o) {
   p.connect.io_timeout = o.io_timeout;
   p.connect.user = o.user;
   p.connect.password = o.password;
+  p.connect.login_if_asked = true;  // -u is the SQL account too
   p.connect.ssl = o.ssl;
   p.connect.ssl_ca = o.ssl_ca;
   p.connect.ssl_verify_server_cert = o.ssl_verify_server_cert;
@@ -324,6 +325,7 @@ bool Session::RunRaw(const std::string& line) {
     o.secret = raw_to_writer_ ? options_.secret_wr : options_.secret;
     o.user = options_.user;
     o.password = options_.password;
+    o.login_if_asked = true;
     o.ssl = options_.ssl;
     o.ssl_ca = options_.ssl_ca;
     o.ssl_verify_server_cert = options_.ssl_verify_server_cert;

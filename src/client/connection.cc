@@ -198,7 +198,9 @@ Result<Connection> Connection::Connect(const std::string& host, uint16_t port,
   }
   if (!options.user.empty()) {
     Status login = conn.Login(options.user, options.password);
-    if (!login.ok()) return login.error();
+    const bool not_asked = !login.ok() && login.error().is_server() && login.error().code() == 3 &&
+                           login.error().message() == "authtype";
+    if (!login.ok() && !(not_asked && options.login_if_asked)) return login.error();
   }
   return Result<Connection>(std::move(conn));
 }

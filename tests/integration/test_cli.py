@@ -65,6 +65,12 @@ def test_a_table_not_opened_yet_opens_with_all_columns(target, socket):
     assert (result.returncode, result.stdout) == (0, "101\t" + ROW + "\n")
 
 
+def test_u_names_the_sql_account_where_listeners_ask_for_no_login(target, socket):
+    # The listeners here use no account logins: -u root only reads column names.
+    result = cli(target, "-u", "root", "-e", "find test.user = 101", sql_socket=socket)
+    assert (result.returncode, result.stdout) == (0, "101\t" + ROW + "\n"), result.stderr
+
+
 def test_without_sql_options_the_cli_reads_columns_where_mariadb_would(target, socket,
                                                                      tmp_path):
     # No SQL options: the [client] group of ~/.my.cnf names the socket, as for mariadb.

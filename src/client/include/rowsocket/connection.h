@@ -42,6 +42,11 @@ struct ConnectOptions {
   // keep the password once connected.
   std::string user;
   std::string password;
+  // With `login_if_asked`, a listener that does not use account logins (it answers
+  // `A 2` with `3 1 authtype`) is used without one instead of failing Connect: for
+  // tools whose user name also serves elsewhere (rowsocket-cli's -u is its SQL
+  // account too).
+  bool login_if_asked = false;
   // TLS (the names of the mariadb client's options). `ssl`: speak TLS; the
   // handshake follows the TCP connection, within connect_timeout. `ssl_ca`: a PEM
   // file of the CA the server's certificate must be signed by (and implies `ssl`);
