@@ -97,9 +97,23 @@ def memcached_goals_lines(summary):
         got = ratio(ours["qps"], theirs["qps"])
         cpu = ratio(ours["server_us_per_op"], theirs["server_us_per_op"])
         verdict = "met" if got >= want else "NOT met"
-        lines.append(f"- {case}: rowsocket memcached ÷ {TARGET_TITLES[peer]} qps {got:.2f}x "
+        peer_title = "rowsocket HandlerSocket" if peer == "rowsocket" else TARGET_TITLES[peer]
+        lines.append(f"- {case}: rowsocket memcached ÷ {peer_title} qps {got:.2f}x "
                      f"(goal ≥ {want}x): **{verdict}**; server CPU per request {cpu:.2f}x "
                      f"({ours['server_us_per_op']:.1f} vs {theirs['server_us_per_op']:.1f} µs)")
+    return lines
+
+
+def ratio_table(heading, ours_target, peers, cases, summary, titles=None):
+    """A section of `ours_target` ÷ each of `peers`, a row per case."""
+    titles = {**TARGET_TITLES, **(titles or {})}
+    lines = ["", f"## {heading} (qps ratio, server-CPU-per-request ratio)", "",
+             "| case | " + " | ".join(f"÷ {titles[p]}" for p in peers) + " |",
+             "|---|" + "---:|" * len(peers)]
+    for c in cases:
+        ours = summary.get((c.name, ours_target))
+        lines.append(f"| {c.title} | " + " | ".join(
+            ratio_cell(ours, summary.get((c.name, p))) for p in peers) + " |")
     return lines
 
 
@@ -181,25 +195,14 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
         lines.append(f"| {c.title} | " + " | ".join(cells) + " |")
     peers = [p for p in PEERS if p in targets]
     if "rowsocket" in targets and peers:
-        lines += ["", "## rowsocket ÷ each peer (qps ratio, server-CPU-per-request ratio)", "",
-                  "| case | " + " | ".join(f"÷ {TARGET_TITLES[p]}" for p in peers) + " |",
-                  "|---|" + "---:|" * len(peers)]
-        for c in cases:
-            ours = summary.get((c.name, "rowsocket"))
-            lines.append(f"| {c.title} | " + " | ".join(
-                ratio_cell(ours, summary.get((c.name, p))) for p in peers) + " |")
+        lines += ratio_table("rowsocket ÷ each peer", "rowsocket", peers, cases, summary)
         lines += ["", "## Issue 4's targets", ""] + (goals_lines(summary) or ["- (not measured)"])
     mc_peers = [p for p in MEMCACHED_PEERS if p in targets]
     kv_cases = [c for c in cases if c.kv]
     if "rowsocket-memcached" in targets and mc_peers and kv_cases:
-        lines += ["", "## rowsocket's memcached listener ÷ each peer (kv cases; qps ratio, "
-                  "server-CPU-per-request ratio)", "",
-                  "| case | " + " | ".join(f"÷ {TARGET_TITLES[p]}" for p in mc_peers) + " |",
-                  "|---|" + "---:|" * len(mc_peers)]
-        for c in kv_cases:
-            ours = summary.get((c.name, "rowsocket-memcached"))
-            lines.append(f"| {c.title} | " + " | ".join(
-                ratio_cell(ours, summary.get((c.name, p))) for p in mc_peers) + " |")
+        lines += ratio_table("rowsocket's memcached listener ÷ each peer, kv cases",
+                             "rowsocket-memcached", mc_peers, kv_cases, summary,
+                             {"rowsocket": "rowsocket HandlerSocket"})
         lines += ["", "## Issue 18's targets", ""] + (memcached_goals_lines(summary)
                                                       or ["- (not measured)"])
     lines += ["", "## Latency and CPU per case (medians)", ""]
