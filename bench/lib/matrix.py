@@ -8,6 +8,13 @@ alike; each run is one rowsocket-bench process writing a JSON result. A run is
 load generator exceeds a threshold during its window; a disturbed run is repeated
 (up to `retries` times) and the least disturbed attempt kept.
 
+The kv-* cases read and write the items of rowsocket's memcached container
+(rowsocket.kv: k "u<id>", v the row's values joined by TAB, as memcached holds them;
+rowsocket-bench --kv) through every target: memcached's protocol (memcached itself
+and rowsocket's memcached listener, `rowsocket-memcached`), HandlerSocket finds and
+updates of the same table and columns, and SQL (a `set` is INSERT ... ON DUPLICATE KEY
+UPDATE there). Only these cases run against rowsocket-memcached.
+
 Inserts and deletes come in pairs: right after a target's insert run, its delete run
 removes exactly the keys that run inserted, so the table is back to its loaded size
 before the next run and every delete finds its row.
@@ -19,15 +26,18 @@ import statistics
 import subprocess
 import tempfile
 
-TARGETS = ["rowsocket", "original", "sql-prepared", "sql", "memcached"]
+TARGETS = ["rowsocket", "original", "sql-prepared", "sql", "memcached", "rowsocket-memcached"]
 TARGET_TITLES = {
     "rowsocket": "rowsocket",
+    "rowsocket-memcached": "rowsocket memcached",
     "original": "original plugin",
     "sql-prepared": "SQL prepared",
     "sql": "SQL text",
     "memcached": "memcached",
 }
 PEERS = ["original", "sql-prepared", "sql", "memcached"]  # rowsocket ÷ each of these
+# rowsocket's memcached listener ÷ each of these (the kv-* cases)
+MEMCACHED_PEERS = ["memcached", "rowsocket", "original", "sql-prepared", "sql"]
 
 # Runs whose "other" CPU (percent of one core) exceeds this are disturbed.
 DISTURBED_OTHER_CPU_PCT = 10.0
@@ -35,7 +45,7 @@ DISTURBED_OTHER_CPU_PCT = 10.0
 
 class Case:
     def __init__(self, name, title, workload="get", conns=64, depth=1, keys=1,
-                 dist="uniform", issue=True, batch=1, tls=False):
+                 dist="uniform", issue=True, batch=1, tls=False, kv=False):
         self.name = name
         self.title = title
         self.workload = workload
@@ -46,9 +56,12 @@ class Case:
         self.issue = issue  # one of the cases issue 4 asks for (the chart shows these)
         self.batch = batch  # requests per round trip (rowsocket-bench --batch)
         self.tls = tls      # over TLS (rowsocket-bench --ssl): rowsocket only
+        self.kv = kv        # the memcached container's items (rowsocket-bench --kv)
 
     def applies_to(self, target):
         """Why `target` cannot run this case, or None when it can."""
+        if target == "rowsocket-memcached" and not self.kv:
+            return "rowsocket's memcached listener serves the key-value container (kv-* cases)"
         if self.tls and target != "rowsocket":
             return "TLS on the HandlerSocket ports is rowsocket's (the plain case compares)"
         sql = target in ("sql", "sql-prepared")
@@ -75,6 +88,13 @@ CASES = [
     Case("pk-64x1-tls", "PK get, 64 conns, depth 1, over TLS", tls=True, issue=False),
     Case("pk-64x16pipe-tls", "PK get, 64 conns, 16 pipelined, over TLS", depth=16, tls=True,
          issue=False),
+    Case("kv-get-8x1", "kv get, 8 conns, depth 1", conns=8, kv=True, issue=False),
+    Case("kv-get-64x1", "kv get, 64 conns, depth 1", kv=True, issue=False),
+    Case("kv-get-64x16pipe", "kv get, 64 conns, 16 pipelined", depth=16, kv=True, issue=False),
+    Case("kv-get-64x16keys", "kv get, 64 conns, 16 keys per request", keys=16, kv=True,
+         issue=False),
+    Case("kv-set-64x1", "kv set (upsert of the whole item), 64 conns", workload="update",
+         kv=True, issue=False),
 ]
 
 
@@ -107,6 +127,8 @@ class Matrix:
             return "hs", (plugin.port_wr if write else plugin.port), st.mariadb_pid
         if target == "memcached":
             return "memcached", st.memcached.port, st.memcached.pid
+        if target == "rowsocket-memcached":
+            return "memcached", st.memcached_port, st.mariadb_pid
         return target, st.mariadb.sql_port, st.mariadb_pid
 
     def command(self, case, target, json_path, key_base=None, key_count=None):
@@ -124,6 +146,8 @@ class Matrix:
             cmd += ["--batch", str(case.batch)]
         if case.tls:
             cmd += ["--ssl"]
+        if case.kv:
+            cmd += ["--kv"]
         if key_base is not None:
             cmd += ["--key-base", str(key_base)]
         if key_count is not None:

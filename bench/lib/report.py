@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 
-from matrix import PEERS, TARGET_TITLES
+from matrix import MEMCACHED_PEERS, PEERS, TARGET_TITLES
 
 # (case, peer, minimum qps ratio) that issue 4 asks for; CPU and p99 goals follow.
 GOALS = [
@@ -20,6 +20,12 @@ GOALS = [
     ("pk-64x16pipe", "original", 1.5), ("pk-64x16pipe", "memcached", 2.0),
     ("pk-64x16keys", "memcached", 1.0),
     ("pk-8x1", "original", 1.3), ("index-8x1", "original", 1.3),
+]
+# (case, peer, minimum qps ratio) that issue 18 asks of rowsocket's memcached listener.
+MEMCACHED_GOALS = [
+    ("kv-get-64x1", "memcached", 0.9), ("kv-get-64x16keys", "memcached", 0.8),
+    ("kv-get-64x1", "rowsocket", 1.0), ("kv-get-8x1", "rowsocket", 1.0),
+    ("kv-set-64x1", "sql-prepared", 3.0), ("kv-set-64x1", "sql", 3.0),
 ]
 
 
@@ -81,9 +87,40 @@ def goals_lines(summary):
     return lines
 
 
+def memcached_goals_lines(summary):
+    lines = []
+    for case, peer, want in MEMCACHED_GOALS:
+        ours = summary.get((case, "rowsocket-memcached"))
+        theirs = summary.get((case, peer))
+        if not ours or not theirs:
+            continue
+        got = ratio(ours["qps"], theirs["qps"])
+        cpu = ratio(ours["server_us_per_op"], theirs["server_us_per_op"])
+        verdict = "met" if got >= want else "NOT met"
+        peer_title = "rowsocket HandlerSocket" if peer == "rowsocket" else TARGET_TITLES[peer]
+        lines.append(f"- {case}: rowsocket memcached ÷ {peer_title} qps {got:.2f}x "
+                     f"(goal ≥ {want}x): **{verdict}**; server CPU per request {cpu:.2f}x "
+                     f"({ours['server_us_per_op']:.1f} vs {theirs['server_us_per_op']:.1f} µs)")
+    return lines
+
+
+def ratio_table(heading, ours_target, peers, cases, summary, titles=None):
+    """A section of `ours_target` ÷ each of `peers`, a row per case."""
+    titles = {**TARGET_TITLES, **(titles or {})}
+    lines = ["", f"## {heading} (qps ratio, server-CPU-per-request ratio)", "",
+             "| case | " + " | ".join(f"÷ {titles[p]}" for p in peers) + " |",
+             "|---|" + "---:|" * len(peers)]
+    for c in cases:
+        ours = summary.get((c.name, ours_target))
+        lines.append(f"| {c.title} | " + " | ".join(
+            ratio_cell(ours, summary.get((c.name, p))) for p in peers) + " |")
+    return lines
+
+
 def write_chart(path_png, summary, cases, targets):
-    """Clustered bars: qps (thousands) by case (issue cases only) and target."""
-    issue_cases = [c for c in cases if c.issue]
+    """Clustered bars: qps (thousands) by case (issue 4's cases and the kv cases) and
+    target."""
+    issue_cases = [c for c in cases if c.issue or c.kv]
     data_path = path_png[:-4] + ".dat"
     with open(data_path, "w") as f:
         f.write("case " + " ".join(f'"{TARGET_TITLES[t]}"' for t in targets) + "\n")
@@ -138,8 +175,9 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
         f"measured after {info['warmup']} s warm-up, rowsocket-bench with {info['threads']} client "
         f"thread(s) on the same machine as the servers; medians over rounds.",
         "- Plugins and memcached at their defaults (rowsocket threads = cores; original "
-        "handlersocket_threads = 16, threads_wr = 1; memcached -t 4); SQL over TCP, "
-        "autocommit, one thread per connection."
+        "handlersocket_threads = 16, threads_wr = 1; memcached -t 4; rowsocket's memcached "
+        "listener, in the kv cases, rowsocket_memcached_threads = half the cores, at least 2); "
+        "SQL over TCP, autocommit, one thread per connection."
         + (f" Extra server options: `{' '.join(info['server_options'])}`."
            if info.get("server_options") else ""),
         f"- A run is ⚠ disturbed when processes other than the server and the load generator "
@@ -157,14 +195,16 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
         lines.append(f"| {c.title} | " + " | ".join(cells) + " |")
     peers = [p for p in PEERS if p in targets]
     if "rowsocket" in targets and peers:
-        lines += ["", "## rowsocket ÷ each peer (qps ratio, server-CPU-per-request ratio)", "",
-                  "| case | " + " | ".join(f"÷ {TARGET_TITLES[p]}" for p in peers) + " |",
-                  "|---|" + "---:|" * len(peers)]
-        for c in cases:
-            ours = summary.get((c.name, "rowsocket"))
-            lines.append(f"| {c.title} | " + " | ".join(
-                ratio_cell(ours, summary.get((c.name, p))) for p in peers) + " |")
+        lines += ratio_table("rowsocket ÷ each peer", "rowsocket", peers, cases, summary)
         lines += ["", "## Issue 4's targets", ""] + (goals_lines(summary) or ["- (not measured)"])
+    mc_peers = [p for p in MEMCACHED_PEERS if p in targets]
+    kv_cases = [c for c in cases if c.kv]
+    if "rowsocket-memcached" in targets and mc_peers and kv_cases:
+        lines += ratio_table("rowsocket's memcached listener ÷ each peer, kv cases",
+                             "rowsocket-memcached", mc_peers, kv_cases, summary,
+                             {"rowsocket": "rowsocket HandlerSocket"})
+        lines += ["", "## Issue 18's targets", ""] + (memcached_goals_lines(summary)
+                                                      or ["- (not measured)"])
     lines += ["", "## Latency and CPU per case (medians)", ""]
     for c in cases:
         rows = [(t, summary.get((c.name, t))) for t in targets]
@@ -189,6 +229,12 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
               "(what a cache would store); memcached has no range scan; SQL cannot pipeline.",
               "- Inserts and deletes are paired: each target's delete run removes exactly the "
               "keys its insert run added.",
+              "- The kv cases read and write rowsocket.kv (k \"u<id>\", v the row's values "
+              "joined by TAB, exactly what memcached holds) through every target: HandlerSocket "
+              "opens its PRIMARY on v,cas,flags,expires (what the memcached listener reads), SQL "
+              "selects those columns by k, and a set writes the whole item (HandlerSocket U of "
+              "those columns, SQL INSERT ... ON DUPLICATE KEY UPDATE). Writes to MariaDB are "
+              "durable before their answer (innodb_flush_log_at_trx_commit=1); memcached's are not.",
               ""]
     if chart_error:
         lines += [f"Chart not drawn: {chart_error}", ""]

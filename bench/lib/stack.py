@@ -14,6 +14,12 @@ user_name, user_email, created) with rows 1..N; test.user_si, the same rows with
 non-unique index on user_name (four rows per name); memcached keys "u<id>" (the row's
 values joined by TAB) and "n<group>" (the rows of one name joined by LF).
 
+With `kv=True` rowsocket also serves memcached's protocol (`rowsocket_memcached_port`
+on a free port) and its default container rowsocket.kv holds the same items as
+memcached: k "u<id>", v the same TAB-joined row, flags 0, expires 0, cas the id (the
+kv-* cases of bench/compare and rowsocket-bench --kv read and write them through
+memcached's protocol, HandlerSocket and SQL alike).
+
 rowsocket gets a throwaway self-signed certificate (made with `openssl`), so that the
 TLS cases (rowsocket-bench --ssl) run on the same ports as the plain ones.
 """
@@ -37,6 +43,11 @@ CREATED = "2010-02-03 11:22:33"
 USER_COLUMNS = """user_id INT UNSIGNED PRIMARY KEY, user_name VARCHAR(50),
     user_email VARCHAR(255), created DATETIME"""
 MEMCACHED = shutil.which("memcached") or "/usr/bin/memcached"
+# rowsocket.kv as the plugin makes it (src/engine/containers.cc), should it not come.
+KV_TABLE = ("CREATE TABLE IF NOT EXISTS rowsocket.kv (k VARBINARY(250) NOT NULL PRIMARY KEY, "
+            "v MEDIUMBLOB NOT NULL, cas BIGINT UNSIGNED NOT NULL DEFAULT 0, "
+            "flags INT UNSIGNED NOT NULL DEFAULT 0, expires INT UNSIGNED NOT NULL DEFAULT 0 "
+            "COMMENT '0: never; else a unix time') ENGINE=InnoDB")
 
 
 def user_row(i, stamp=0):
@@ -169,12 +180,17 @@ class Stack:
     """mariadbd with rowsocket and the original plugin, plus memcached."""
 
     def __init__(self, plugin_path, buffer_pool_mb, memcached_mb=1024, server_options=(),
-                 with_memcached=True):
+                 with_memcached=True, kv=False):
         os.environ["ROWSOCKET_PLUGIN"] = plugin_path
         self.tls_dir = self_signed_certificate()
-        tls = ({"ssl_cert": os.path.join(self.tls_dir, "cert.pem"),
-                "ssl_key": os.path.join(self.tls_dir, "key.pem")} if self.tls_dir else {})
-        self.rowsocket = rowsocket_plugin(tls)
+        options = ({"ssl_cert": os.path.join(self.tls_dir, "cert.pem"),
+                    "ssl_key": os.path.join(self.tls_dir, "key.pem")} if self.tls_dir else {})
+        self.kv = kv
+        self.memcached_port = None  # rowsocket's memcached listener (kv=True)
+        if kv:
+            self.memcached_port = free_ports(1)[0]
+            options["memcached_port"] = self.memcached_port
+        self.rowsocket = rowsocket_plugin(options)
         self.original = original_plugin()
         self.mariadb = MariaDB(
             [self.rowsocket, self.original],
@@ -187,7 +203,21 @@ class Stack:
         self.mariadb.start()
         if self.memcached:
             self.memcached.start()
+        if self.kv:
+            self.wait_for_memcached_listener()
         return self
+
+    def wait_for_memcached_listener(self, limit=20.0):
+        deadline = time.monotonic() + limit
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.memcached_port), timeout=1).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"rowsocket's memcached listener (port "
+                                       f"{self.memcached_port}) did not start")
+                time.sleep(0.05)
 
     def stop(self):
         try:
@@ -229,8 +259,36 @@ class Stack:
             self.insert_rows("user", first, last)
         self.execute("INSERT INTO test.user_si SELECT * FROM test.user")
         log(f"loaded {rows} rows into test.user and test.user_si in {time.monotonic() - t:.1f}s")
+        if self.kv:
+            self.load_kv(rows, log)
         if self.memcached:
             self.load_memcached(rows, log)
+
+    def load_kv(self, rows, log=print):
+        """Fills rowsocket.kv, the memcached listener's default container, with the items
+        memcached gets: k "u<id>", v user_row(id), flags 0, never expiring. The plugin
+        makes the table shortly after start; it is waited for (and made here with the
+        same definition if it does not come)."""
+        t = time.monotonic()
+        deadline = time.monotonic() + 20
+        while not self.execute("SELECT COUNT(*) FROM information_schema.TABLES "
+                               "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'")[0][0]:
+            if time.monotonic() > deadline:
+                self.execute("CREATE DATABASE IF NOT EXISTS rowsocket", KV_TABLE)
+                break
+            time.sleep(0.1)
+        self.execute("DELETE FROM rowsocket.kv")
+        step = 200000
+        for first in range(1, rows + 1, step):
+            last = min(rows, first + step - 1)
+            self.execute(
+                "INSERT INTO rowsocket.kv (k, v, cas, flags, expires) SELECT CONCAT('u', seq), "
+                f"CONCAT(seq, CHAR(9), 'user', (seq - 1) DIV {ROWS_PER_NAME}, CHAR(9), 'user', seq, "
+                f"'@example.com', CHAR(9), '{CREATED}'), seq, 0, 0 FROM test.seq_{first}_to_{last}")
+        got = self.execute("SELECT v FROM rowsocket.kv WHERE k = 'u1'")[0][0]
+        if got != user_row(1).encode():
+            raise RuntimeError(f"rowsocket.kv holds {got!r} for u1, memcached {user_row(1)!r}")
+        log(f"loaded {rows} items into rowsocket.kv in {time.monotonic() - t:.1f}s")
 
     def load_memcached(self, rows, log=print):
         """Stores rows 1..rows and their name groups in memcached."""
@@ -261,6 +319,8 @@ class Stack:
                      "SELECT COUNT(*), SUM(LENGTH(user_email)) FROM test.user_si",
                      "SELECT COUNT(*) FROM test.user_si FORCE INDEX (user_name) "
                      "WHERE user_name >= ''")
+        if self.kv:
+            self.execute("SELECT COUNT(*), SUM(LENGTH(v)) FROM rowsocket.kv")
         log(f"warmed the buffer pool in {time.monotonic() - t:.1f}s")
 
     def settle(self, quiet_pct=5.0, interval=0.2, limit=20.0):

@@ -21,6 +21,8 @@ constexpr int kPrimaryEmail = 1; // user by PRIMARY: user_email (updates)
 constexpr int kByName = 2;       // index table by user_name: the four columns
 constexpr uint32_t kColumns = 4;
 constexpr const char* kColumnList = "user_id,user_name,user_email,created";
+// --kv: the columns rowsocket's memcached listener reads and writes (KvContainer).
+constexpr const char* kItemColumns = "v,cas,flags,expires";
 
 bool ValueIs(const rowsocket::WireValue& v, uint64_t key) {
   uint64_t got;
@@ -47,8 +49,8 @@ class HandlerSocketProtocol : public StreamProtocol {
       req += '\n';
       ++lines;
     };
-    open(kPrimary, o_.table, "PRIMARY", kColumnList);
-    open(kPrimaryEmail, o_.table, "PRIMARY", "user_email");
+    open(kPrimary, o_.table, "PRIMARY", o_.kv ? kItemColumns : kColumnList);
+    open(kPrimaryEmail, o_.table, "PRIMARY", o_.kv ? kItemColumns : "user_email");
     if (o_.workload == Workload::kIndexGet) open(kByName, o_.index_table, o_.index_name, kColumnList);
     std::string reply;
     std::string error = ExchangeLines(link, req, lines, 10000, &reply);
@@ -66,7 +68,7 @@ class HandlerSocketProtocol : public StreamProtocol {
     switch (op.kind) {
       case OpKind::kGet:
         out->append("0\t=\t1\t");
-        AppendUint(out, op.keys[0]);
+        AppendKey(out, op.keys[0]);
         if (op.nkeys > 1) {  // IN: limit = number of keys, key part 0 takes each value
           out->push_back('\t');
           AppendUint(out, op.nkeys);
@@ -74,7 +76,7 @@ class HandlerSocketProtocol : public StreamProtocol {
           AppendUint(out, op.nkeys);
           for (uint32_t i = 0; i < op.nkeys; ++i) {
             out->push_back('\t');
-            AppendUint(out, op.keys[i]);
+            AppendKey(out, op.keys[i]);
           }
         }
         break;
@@ -104,9 +106,18 @@ class HandlerSocketProtocol : public StreamProtocol {
         break;
       case OpKind::kUpdate:
         out->append("1\t=\t1\t");
-        AppendUint(out, op.key);
+        AppendKey(out, op.key);
         out->append("\t1\t0\tU\t");
-        AppendUserEmail(out, op.key, op.stamp);
+        if (o_.kv) {  // the whole item, as memcached's set writes it; the stamp is its CAS
+          value_.clear();
+          AppendMemcachedRow(&value_, op.key, op.stamp);
+          rowsocket::AppendEncoded(out, value_);
+          out->push_back('\t');
+          AppendUint(out, op.stamp);
+          out->append("\t0\t0");
+        } else {
+          AppendUserEmail(out, op.key, op.stamp);
+        }
         break;
       case OpKind::kDelete:
         out->append("0\t=\t1\t");
@@ -136,6 +147,12 @@ class HandlerSocketProtocol : public StreamProtocol {
   }
 
  private:
+  // A key as the table holds it: user_id, or with --kv the item's key "u<id>".
+  void AppendKey(std::string* out, uint64_t id) const {
+    if (o_.kv) AppendItemKey(out, id);
+    else AppendUint(out, id);
+  }
+
   // The shape and the keys of a successful answer to `op`; "" when right.
   std::string Check(const Op& op) const {
     const auto& v = answer_.values;
@@ -143,8 +160,12 @@ class HandlerSocketProtocol : public StreamProtocol {
       case OpKind::kGet:
         if (answer_.count != kColumns || v.size() != kColumns * op.nkeys)
           return "get: wrong number of values";
-        for (uint32_t i = 0; i < op.nkeys; ++i)
-          if (!ValueIs(v[kColumns * i], op.keys[i])) return "get: wrong key in answer";
+        for (uint32_t i = 0; i < op.nkeys; ++i) {
+          const auto& first = v[kColumns * i];  // --kv: v, which starts with the row's id
+          if (o_.kv ? first.is_null || LeadingId(first.view()) != op.keys[i]
+                    : !ValueIs(first, op.keys[i]))
+            return "get: wrong key in answer";
+        }
         return "";
       case OpKind::kIndexGet: {
         uint64_t want = RowsInGroup(op.key, o_.rows);
@@ -175,6 +196,7 @@ class HandlerSocketProtocol : public StreamProtocol {
 
   const Options& o_;
   rowsocket::Answer answer_;
+  std::string value_;  // scratch: an item being written (--kv)
 };
 
 }  // namespace

@@ -52,6 +52,9 @@ std::string Check(const Options& o) {
   if (o.keys > o.rows) return "--keys must be <= --rows";
   if (o.threads > o.conns) return "--threads must be <= --conns";
   if (o.ssl && o.target != TargetKind::kHandlerSocket) return "--ssl applies to --target hs only";
+  if (o.kv && o.workload != Workload::kGet && o.workload != Workload::kUpdate)
+    return "--kv runs the get and update workloads only";
+  if (o.kv && o.batch > 1) return "--kv does not combine with --batch";
   return "";
 }
 
@@ -80,6 +83,8 @@ const char* UsageText() {
       "  --db --table --index-table --index-name   names (test, user, user_si, user_name)\n"
       "  --user U --password P    SQL login (default root, empty)\n"
       "  --ssl                    HS over TLS (rowsocket; the certificate is not checked)\n"
+      "  --kv                     the memcached container's rows (rowsocket.kv, keys u<id>)\n"
+      "                           for HS and SQL too: get, and update as a whole-item set\n"
       "  --seed N --label TEXT --json FILE --no-progress\n"
       "Prints one line 'RESULT key=value ...' per run; --json writes the same as JSON.\n";
 }
@@ -116,6 +121,7 @@ std::string ParseOptions(int argc, char** argv, Options* o) {
     std::string_view name = argv[i];
     if (name == "--no-progress") { o->progress = false; continue; }
     if (name == "--ssl") { o->ssl = true; continue; }
+    if (name == "--kv") { o->kv = true; continue; }
     if (name == "--help" || name == "-h") return "help";
     if (i + 1 >= argc) return "missing value after " + std::string(name);
     std::string_view v = argv[++i];
@@ -173,6 +179,10 @@ std::string ParseOptions(int argc, char** argv, Options* o) {
     }
   }
   if (o->key_base == 0) o->key_base = o->rows + 1;
+  if (o->kv && o->db == "test" && o->table == "user") {
+    o->db = "rowsocket";
+    o->table = "kv";
+  }
   return Check(*o);
 }
 

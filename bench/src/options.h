@@ -12,6 +12,14 @@
 // secondary-index table carries the same rows with an index on user_name; memcached
 // holds "u<id>" -> the row's four values joined by TAB, and "n<group>" -> the rows
 // of one name joined by LF.
+//
+// With --kv the rows are the items of rowsocket's memcached container instead
+// (rowsocket.kv: k VARBINARY PRIMARY KEY, v, cas, flags, expires), holding exactly
+// what memcached holds: k = "u<id>", v = the row's four values joined by TAB. HS then
+// opens rowsocket.kv's PRIMARY on v,cas,flags,expires (the columns the memcached
+// listener reads), SQL selects those columns by k, and an update writes the whole
+// item as memcached's `set` does (HS: U of v,cas,flags,expires; SQL: INSERT ... ON
+// DUPLICATE KEY UPDATE), with the update's stamp as the new CAS. Get and update only.
 #pragma once
 
 #include <cstdint>
@@ -74,6 +82,7 @@ struct Options {
   std::string json_path;      // where to write the JSON result ("" = nowhere)
   bool progress = true;       // live line on stdout when it is a terminal
   bool ssl = false;           // HS over TLS (the server's certificate is not checked)
+  bool kv = false;            // the key-value container's data model (see above)
 };
 
 // Fills `*out` from argv. Returns "" on success, else a message for the user.

@@ -37,6 +37,7 @@ std::vector<Field> Fields(const Options& o, const Result& r) {
       {"batch", std::to_string(o.batch), false},
       {"keys", std::to_string(o.keys), false},
       {"rows", std::to_string(o.rows), false},
+      {"kv", o.kv ? "1" : "0", false},
       {"window_s", Num(r.window_s, 3), false},
       {"qps", Num(double(r.ops) / w, 0), false},
       {"rps", Num(double(r.requests) / w, 0), false},

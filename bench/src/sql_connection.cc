@@ -11,7 +11,10 @@
 // one stamp for the statement, computed per row by CONCAT (a CASE with a branch per
 // row would cost the server a linear search per row). Every result is checked like the
 // other targets check theirs (row count, keys, the name asked for, rows changed).
-// Owned and run by one Worker thread.
+// With --kv (options.h) a get selects v,cas,flags,expires by k and an update writes
+// the whole item with INSERT ... ON DUPLICATE KEY UPDATE (an upsert, as memcached's
+// set is; it reports 2 rows changed for a replaced row). Owned and run by one Worker
+// thread.
 #include <mysql.h>
 #include <mysqld_error.h>
 #include <errmsg.h>
@@ -30,6 +33,11 @@ namespace bench {
 namespace {
 
 constexpr const char* kSelect = "SELECT user_id,user_name,user_email,created FROM ";
+constexpr const char* kSelectItem = "SELECT v,cas,flags,expires FROM ";
+constexpr const char* kUpsertItem = " (k,v,cas,flags,expires) VALUES ";
+constexpr const char* kUpsertItemTail =
+    " ON DUPLICATE KEY UPDATE v=VALUES(v),cas=VALUES(cas),flags=VALUES(flags),"
+    "expires=VALUES(expires)";
 constexpr int kShapes = 6;  // one prepared statement per OpKind
 
 class SqlConnection : public Connection {
@@ -62,6 +70,8 @@ class SqlConnection : public Connection {
   void BuildQuery();
   void BuildBatchQuery();
   void AppendRowValues(uint64_t key);
+  void AppendKeyLiteral(uint64_t key);
+  void SetItemKey(int i, uint64_t key);
   void BindParams();
   // A client-side error (lost connection, protocol out of sync): the connection is
   // unusable. Server errors (duplicate key, lock wait timeout) fail one request only.
@@ -88,6 +98,9 @@ class SqlConnection : public Connection {
   std::string query_, expect_name_;
   // Prepared-statement buffers: parameters and one result row.
   uint64_t pkeys_[kMaxKeysPerRequest] = {};
+  char pitem_keys_[kMaxKeysPerRequest][24] = {};  // --kv: "u<id>" per key
+  unsigned long pitem_lens_[kMaxKeysPerRequest] = {};
+  uint64_t rnum_[3] = {};                         // --kv: cas, flags, expires
   char pstr_[2][128] = {};
   unsigned long plen_[2] = {};
   uint64_t rid_ = 0;
@@ -130,7 +143,7 @@ std::string SqlConnection::Prepare(OpKind kind) {
   switch (kind) {
     case OpKind::kGet:
       nkeys = o_.workload == Workload::kGet ? int(o_.keys) : 1;
-      q = kSelect + t + " WHERE user_id";
+      q = (o_.kv ? kSelectItem : kSelect) + t + (o_.kv ? " WHERE k" : " WHERE user_id");
       if (nkeys == 1) q += "=?";
       else { q += " IN (?"; for (int i = 1; i < nkeys; ++i) q += ",?"; q += ")"; }
       break;
@@ -145,7 +158,8 @@ std::string SqlConnection::Prepare(OpKind kind) {
       q = "INSERT INTO " + t + " VALUES (?,?,?,'" + kCreated + "')";
       break;
     case OpKind::kUpdate:
-      q = "UPDATE " + t + " SET user_email=? WHERE user_id=?";
+      q = o_.kv ? "INSERT INTO " + t + kUpsertItem + "(?,?,?,0,0)" + kUpsertItemTail
+                : "UPDATE " + t + " SET user_email=? WHERE user_id=?";
       break;
     case OpKind::kDelete:
       q = "DELETE FROM " + t + " WHERE user_id=?";
@@ -159,18 +173,36 @@ std::string SqlConnection::Prepare(OpKind kind) {
   MYSQL_BIND params[kMaxKeysPerRequest + 2];
   std::memset(params, 0, sizeof params);
   auto bind_key = [&](MYSQL_BIND* b, int i) {
+    if (o_.kv) {
+      b->buffer_type = MYSQL_TYPE_STRING; b->buffer = pitem_keys_[i];
+      b->buffer_length = sizeof pitem_keys_[i]; b->length = &pitem_lens_[i];
+      return;
+    }
     b->buffer_type = MYSQL_TYPE_LONGLONG; b->buffer = &pkeys_[i]; b->is_unsigned = 1;
   };
   auto bind_str = [&](MYSQL_BIND* b, int i) {
     b->buffer_type = MYSQL_TYPE_STRING; b->buffer = pstr_[i];
     b->buffer_length = sizeof pstr_[i]; b->length = &plen_[i];
   };
-  if (kind == OpKind::kUpdate) { bind_str(&params[0], 0); bind_key(&params[1], 0); }
+  if (kind == OpKind::kUpdate && o_.kv) {  // k, v, cas
+    bind_key(&params[0], 0); bind_str(&params[1], 0);
+    params[2].buffer_type = MYSQL_TYPE_LONGLONG; params[2].buffer = &pkeys_[0];
+    params[2].is_unsigned = 1;
+  } else if (kind == OpKind::kUpdate) { bind_str(&params[0], 0); bind_key(&params[1], 0); }
   else if (kind == OpKind::kInsert) { bind_key(&params[0], 0); bind_str(&params[1], 0); bind_str(&params[2], 1); }
   else if (kind == OpKind::kIndexGet) { bind_str(&params[0], 0); }
   else for (int i = 0; i < nkeys; ++i) bind_key(&params[i], i);
   if (mysql_stmt_bind_param(s, params)) return "bind: " + std::string(mysql_stmt_error(s));
-  if (mysql_stmt_field_count(s) == 4) {
+  if (mysql_stmt_field_count(s) == 4 && o_.kv) {  // v into remail_, then three numbers
+    MYSQL_BIND r[4];
+    std::memset(r, 0, sizeof r);
+    r[0].buffer_type = MYSQL_TYPE_STRING; r[0].buffer = remail_;
+    r[0].buffer_length = sizeof remail_; r[0].length = &rlen_[0];
+    for (int i = 1; i < 4; ++i) {
+      r[i].buffer_type = MYSQL_TYPE_LONGLONG; r[i].buffer = &rnum_[i - 1]; r[i].is_unsigned = 1;
+    }
+    if (mysql_stmt_bind_result(s, r)) return "bind result: " + std::string(mysql_stmt_error(s));
+  } else if (mysql_stmt_field_count(s) == 4) {
     MYSQL_BIND r[4];
     std::memset(r, 0, sizeof r);
     r[0].buffer_type = MYSQL_TYPE_LONGLONG; r[0].buffer = &rid_; r[0].is_unsigned = 1;
@@ -190,15 +222,16 @@ void SqlConnection::BuildQuery() {
   q.clear();
   switch (op_.kind) {
     case OpKind::kGet:
-      q.append(kSelect).append(o_.db).append(".").append(o_.table).append(" WHERE user_id");
+      q.append(o_.kv ? kSelectItem : kSelect).append(o_.db).append(".").append(o_.table)
+          .append(o_.kv ? " WHERE k" : " WHERE user_id");
       if (op_.nkeys == 1) {
         q.push_back('=');
-        AppendUint(&q, op_.key);
+        AppendKeyLiteral(op_.key);
       } else {
         q.append(" IN (");
         for (uint32_t i = 0; i < op_.nkeys; ++i) {
           if (i) q.push_back(',');
-          AppendUint(&q, op_.keys[i]);
+          AppendKeyLiteral(op_.keys[i]);
         }
         q.push_back(')');
       }
@@ -220,6 +253,17 @@ void SqlConnection::BuildQuery() {
       AppendRowValues(op_.key);
       return;
     case OpKind::kUpdate:
+      if (o_.kv) {  // the value holds TABs only: no quote or backslash to escape
+        q.append("INSERT INTO ").append(o_.db).append(".").append(o_.table).append(kUpsertItem)
+            .append("(");
+        AppendKeyLiteral(op_.key);
+        q.append(",'");
+        AppendMemcachedRow(&q, op_.key, op_.stamp);
+        q.append("',");
+        AppendUint(&q, op_.stamp);
+        q.append(",0,0)").append(kUpsertItemTail);
+        return;
+      }
       q.append("UPDATE ").append(o_.db).append(".").append(o_.table).append(" SET user_email='");
       AppendUserEmail(&q, op_.key, op_.stamp);
       q.append("' WHERE user_id=");
@@ -230,6 +274,17 @@ void SqlConnection::BuildQuery() {
       AppendUint(&q, op_.key);
       return;
   }
+}
+
+// A key in a statement: user_id, or with --kv the item's key 'u<id>'.
+void SqlConnection::AppendKeyLiteral(uint64_t key) {
+  if (!o_.kv) {
+    AppendUint(&query_, key);
+    return;
+  }
+  query_.push_back('\'');
+  AppendItemKey(&query_, key);
+  query_.push_back('\'');
 }
 
 // "(id,'name','email','created')": the values of a fresh row.
@@ -288,7 +343,10 @@ void SqlConnection::BindParams() {
   std::string& s = query_;  // scratch
   switch (op_.kind) {
     case OpKind::kGet:
-      for (uint32_t i = 0; i < op_.nkeys; ++i) pkeys_[i] = op_.keys[i];
+      for (uint32_t i = 0; i < op_.nkeys; ++i) {
+        pkeys_[i] = op_.keys[i];
+        if (o_.kv) SetItemKey(int(i), op_.keys[i]);
+      }
       return;
     case OpKind::kIndexGet:
       s.clear(); AppendUserName(&s, op_.key); set_str(0, s);
@@ -299,6 +357,12 @@ void SqlConnection::BindParams() {
       s.clear(); AppendUserEmail(&s, op_.key, 0); set_str(1, s);
       return;
     case OpKind::kUpdate:
+      if (o_.kv) {  // k, v, cas = the stamp
+        SetItemKey(0, op_.key);
+        s.clear(); AppendMemcachedRow(&s, op_.key, op_.stamp); set_str(0, s);
+        pkeys_[0] = op_.stamp;
+        return;
+      }
       pkeys_[0] = op_.key;
       s.clear(); AppendUserEmail(&s, op_.key, op_.stamp); set_str(0, s);
       return;
@@ -307,6 +371,13 @@ void SqlConnection::BindParams() {
       pkeys_[0] = op_.key;
       return;
   }
+}
+
+void SqlConnection::SetItemKey(int i, uint64_t key) {
+  std::string k;
+  AppendItemKey(&k, key);
+  pitem_lens_[i] = std::min(k.size(), sizeof pitem_keys_[i]);
+  std::memcpy(pitem_keys_[i], k.data(), pitem_lens_[i]);
 }
 
 // The request(s) of the next statement: one op, or with --batch up to B ops of
@@ -394,6 +465,8 @@ std::string SqlConnection::Drive() {
         const uint64_t changed = prepared_ ? mysql_stmt_affected_rows(s) : mysql_affected_rows(mysql_);
         if (op_.kind != OpKind::kInsert && op_.kind != OpKind::kUpdate && op_.kind != OpKind::kDelete)
           error = "a read returned no result set";
+        else if (o_.kv && op_.kind == OpKind::kUpdate && (changed == 1 || changed == 2))
+          ;  // the upsert inserted (1) or replaced (2) the item
         else if (changed != rows())
           error = "write changed " + std::to_string(changed) + " rows, not " +
                   std::to_string(rows());
@@ -431,7 +504,9 @@ std::string SqlConnection::CheckResult(MYSQL_STMT* s) {
     if (ret_ != 0) return mysql_stmt_error(s);
     int rc;
     while ((rc = mysql_stmt_fetch(s)) == 0 || rc == MYSQL_DATA_TRUNCATED) {
-      ids_.push_back(rid_);
+      ids_.push_back(o_.kv ? LeadingId(std::string_view(remail_, std::min<unsigned long>(
+                                 rlen_[0], sizeof remail_)))
+                           : rid_);
       wrong_names += std::string_view(rname_, rlen_[1]) != expect_name_;
     }
     mysql_stmt_free_result(s);
@@ -441,7 +516,8 @@ std::string SqlConnection::CheckResult(MYSQL_STMT* s) {
     while (MYSQL_ROW row = mysql_fetch_row(res_)) {
       unsigned long* len = mysql_fetch_lengths(res_);
       uint64_t id = 0;
-      rowsocket::ParseDecimal(std::string_view(row[0], len[0]), &id);
+      if (o_.kv) id = row[0] ? LeadingId(std::string_view(row[0], len[0])) : 0;
+      else rowsocket::ParseDecimal(std::string_view(row[0], len[0]), &id);
       ids_.push_back(id);
       wrong_names += std::string_view(row[1] ? row[1] : "", len[1]) != expect_name_;
     }

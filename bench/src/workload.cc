@@ -147,4 +147,17 @@ void AppendMemcachedRow(std::string* out, uint64_t id, uint64_t stamp) {
   out->append(kCreated);
 }
 
+void AppendItemKey(std::string* out, uint64_t id) {
+  out->push_back('u');
+  AppendUint(out, id);
+}
+
+uint64_t LeadingId(std::string_view value) {
+  uint64_t id = 0;
+  size_t i = 0;
+  for (; i < value.size() && value[i] >= '0' && value[i] <= '9' && i < 19; ++i)
+    id = id * 10 + uint64_t(value[i] - '0');
+  return i > 0 && i < value.size() && (value[i] < '0' || value[i] > '9') ? id : 0;
+}
+
 }  // namespace bench

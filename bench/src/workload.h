@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "options.h"
 
@@ -108,5 +109,10 @@ void AppendUserEmail(std::string* out, uint64_t id, uint64_t stamp);
 constexpr const char* kCreated = "2010-02-03 11:22:33";
 // The memcached value of row `id`: user_id TAB user_name TAB user_email TAB created.
 void AppendMemcachedRow(std::string* out, uint64_t id, uint64_t stamp);
+// The memcached key of row `id`, which is also its k in the key-value container: "u<id>".
+void AppendItemKey(std::string* out, uint64_t id);
+// The row id a memcached value starts with (its digits before the first separator),
+// or 0 when it does not start with one.
+uint64_t LeadingId(std::string_view value);
 
 }  // namespace bench

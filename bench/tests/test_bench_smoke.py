@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def stack():
-    st = Stack(PLUGIN, buffer_pool_mb=128, memcached_mb=64).start()
+    st = Stack(PLUGIN, buffer_pool_mb=128, memcached_mb=64, kv=True).start()
     try:
         st.load(ROWS, log=lambda msg: None)
         yield st
@@ -133,6 +133,25 @@ def test_sql_succeeds(stack, target, args):
 def test_memcached_succeeds(stack, args):
     check(run_bench("--target", "memcached", "--port", stack.memcached.port,
                     "--server-pid", stack.memcached.pid, *args))
+
+
+@pytest.mark.parametrize("args", [
+    ("--workload", "get"),
+    ("--workload", "get", "--depth", "8"),
+    ("--workload", "get", "--keys", "16"),
+    ("--workload", "update"),
+], ids=lambda a: "-".join(a[1::2]))
+@pytest.mark.parametrize("target", ["rowsocket-memcached", "hs", "sql", "sql-prepared"])
+def test_the_key_value_container_serves_every_protocol(stack, target, args):
+    # --kv: rowsocket.kv's items, through rowsocket's memcached listener, HandlerSocket
+    # (the write port, which also reads) and SQL; the same bytes memcached holds.
+    if target.startswith("sql") and "--depth" in args:
+        pytest.skip("SQL cannot pipeline")
+    kind, port = {"rowsocket-memcached": ("memcached", stack.memcached_port),
+                  "hs": ("hs", stack.rowsocket.port_wr)}.get(
+        target, (target, stack.mariadb.sql_port))
+    check(run_bench("--target", kind, "--port", port, "--server-pid", stack.mariadb_pid,
+                    "--kv", *args))
 
 
 def test_sql_refuses_pipelining(stack):
