@@ -161,7 +161,8 @@ bool ClientConnection::ReadTls(char* scratch, size_t size) {
 }
 
 size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfinished) {
-  if (listener_->protocol() == WireProtocol::kMemcached) return ParseMemcached(max_line_length);
+  if (listener_->protocol() == WireProtocol::kMemcached)
+    return ParseMemcached(max_line_length, std::min(max_unfinished, max_line_length));
   size_t count = 0;
   max_unfinished = std::min(max_unfinished, max_line_length);
   while (!ending()) {
@@ -208,7 +209,9 @@ size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfin
 // The memcached listener: every complete command in the input, each carried by a
 // request of type kMemcached. Values up to `max_value_size` bytes (and multi-get lines
 // as long) are taken; a longer value is answered with an error and its bytes dropped.
-size_t ClientConnection::ParseMemcached(uint32_t max_value_size) {
+// An unfinished command of `max_unfinished` bytes or more (the listener's input is
+// over its budget) closes the connection, as an unfinished HandlerSocket line does.
+size_t ClientConnection::ParseMemcached(uint32_t max_value_size, uint32_t max_unfinished) {
   bindings_->tls = tls();
   McLimits limits;
   limits.max_value_size = max_value_size;
@@ -231,7 +234,13 @@ size_t ClientConnection::ParseMemcached(uint32_t max_value_size) {
     McRequest* mc = &mc_requests_[count];
     const McParseResult result = ParseMcRequest(
         std::string_view(in_).substr(consumed_), mc_protocol_, limits, mc);
-    if (result.status == McParseStatus::kNeedMore) break;
+    if (result.status == McParseStatus::kNeedMore) {
+      if (max_unfinished < max_value_size && in_.size() - consumed_ >= max_unfinished) {
+        stats_->connections_input_limited.Add();
+        End();
+      }
+      break;
+    }
     if (result.status == McParseStatus::kClose) {
       End();
       break;

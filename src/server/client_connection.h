@@ -203,7 +203,7 @@ class ClientConnection {
   // Turns one line into a request, applying per-connection rules.
   void ParseOne(char* line, size_t size, Request* request);
   void ParseForAccount(Request* request);
-  size_t ParseMemcached(uint32_t max_value_size);
+  size_t ParseMemcached(uint32_t max_value_size, uint32_t max_unfinished);
   // Queues `error` as the answer to request `slot` and ends the connection.
   void AnswerErrorAndEnd(size_t slot, WireError error);
   // Looks at the first byte without taking it and sets transport_.

@@ -4,6 +4,7 @@ and raw bytes, with SQL reading and writing the same rows.
 """
 
 import subprocess
+import socket
 import struct
 import threading
 import time
@@ -330,6 +331,34 @@ def test_containers_on_system_schemas_are_refused(raw, sql, users):
         assert raw.read_until(b"\r\n").startswith(b"SERVER_ERROR")
     finally:
         sql.execute("DELETE FROM rowsocket.containers WHERE name = 'sys'")
+
+
+def test_unfinished_values_are_held_within_the_listeners_input_budget(memcached_port, mc,
+                                                                       sql):
+    """Clients that announce 1 MB values and send part of them hold no more than
+    rowsocket_max_input_memory: past it, connections with more than one read of an
+    unfinished command are closed (counted), and other clients are served."""
+    before = int(sql.rows("SHOW GLOBAL STATUS LIKE 'Rowsocket_connections_input_limited'")[0][1])
+    sql.execute("SET GLOBAL rowsocket_max_input_memory = 1048576")
+    socks = []
+    try:
+        for n in range(16):
+            s = socket.create_connection(("127.0.0.1", memcached_port), timeout=10)
+            s.sendall(b"set big%d 0 0 1000000\r\n" % n + b"x" * 200000)
+            socks.append(s)
+        deadline = time.monotonic() + 10
+        limited = before
+        while limited == before and time.monotonic() < deadline:
+            time.sleep(0.1)
+            limited = int(sql.rows(
+                "SHOW GLOBAL STATUS LIKE 'Rowsocket_connections_input_limited'")[0][1])
+        assert limited > before
+        assert mc.set("still", b"served")
+        assert mc.get("still") == b"served"
+    finally:
+        sql.execute("SET GLOBAL rowsocket_max_input_memory = DEFAULT")
+        for s in socks:
+            s.close()
 
 
 def test_kill_9_during_writes_loses_nothing_answered_stored(memcached_port, container, server,
