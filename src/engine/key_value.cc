@@ -200,7 +200,7 @@ bool KeyValue::RowValues(const KvItem& item, std::vector<WireValue>* values, KvR
 }
 
 bool KeyValue::Update(std::string_view key, const KvItem& item, OpenIndex* lookup,
-                      KvResult* result) {
+                      KvResult* result, uint64_t* matched) {
   std::vector<WireValue> values;
   if (!RowValues(item, &values, result)) return false;
   FindKey(key);
@@ -210,7 +210,9 @@ bool KeyValue::Update(std::string_view key, const KvItem& item, OpenIndex* looku
   if (!check.ok()) return !Failed(RowResult{check}, result);
   answer_.clear();
   ResponseWriter w(&answer_);
-  return !Failed(rows_->Find(request_, lookup, &w), result);
+  const RowResult row = rows_->Find(request_, lookup, &w);
+  if (matched != nullptr) *matched = row.rows_read;
+  return !Failed(row, result);
 }
 
 bool KeyValue::Insert(std::string_view key, const KvItem& item, OpenIndex* insert,
@@ -294,6 +296,7 @@ void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result
 // set, add, replace, append, prepend, cas (and ms in those modes).
 void KeyValue::Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert,
                      KvResult* result) {
+  if (mc.store == McStoreMode::kSet) return Set(mc, lookup, insert, result);
   const std::string_view key = mc.keys[0];
   KvItem stored;
   const Found found = Read(key, lookup, &stored, result);
@@ -364,6 +367,30 @@ void KeyValue::Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert,
       result->items.push_back(std::move(item));
     }
   }
+}
+
+// set (and ms in set mode) needs nothing of the row it replaces: one update of the key,
+// and an insert only when no row matched (then, if another transaction inserted the
+// key meanwhile, the update again: the row is locked from there on).
+void KeyValue::Set(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result) {
+  const std::string_view key = mc.keys[0];
+  KvItem item;
+  item.key = key;
+  item.flags = mc.flags;
+  item.expires = KvExpiry(mc.exptime, Now());
+  item.value.assign(mc.value);
+  item.cas = NewCas(item);
+  uint64_t matched = 0;
+  if (!Update(key, item, lookup, result, &matched)) return;
+  bool stored = matched > 0;
+  if (!stored) {
+    bool duplicate = false;
+    stored = Insert(key, item, insert, result, &duplicate);
+    if (!stored && duplicate) stored = Update(key, item, lookup, result);
+  }
+  if (!stored) return;
+  result->outcome = McOutcome::kSuccess;
+  result->items.push_back(std::move(item));
 }
 
 // incr, decr, ma: memcached's 64-bit unsigned rules (McApplyDelta).

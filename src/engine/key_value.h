@@ -110,7 +110,8 @@ class KeyValue {
   uint64_t NewCas(const KvItem& item);
   Found Read(std::string_view key, OpenIndex* lookup, KvItem* item, KvResult* result);
   // Writes value, cas, flags and expiry of the row of `key` (which exists).
-  bool Update(std::string_view key, const KvItem& item, OpenIndex* lookup, KvResult* result);
+  bool Update(std::string_view key, const KvItem& item, OpenIndex* lookup, KvResult* result,
+              uint64_t* matched = nullptr);
   bool Insert(std::string_view key, const KvItem& item, OpenIndex* insert, KvResult* result,
               bool* duplicate);
   bool Delete(std::string_view key, OpenIndex* lookup, KvResult* result);
@@ -118,6 +119,7 @@ class KeyValue {
 
   void Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result);
   void Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
+  void Set(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
   void Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
   void Touch(const McRequest& mc, OpenIndex* lookup, KvResult* result);
   void Remove(const McRequest& mc, OpenIndex* lookup, KvResult* result);
