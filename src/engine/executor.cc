@@ -235,28 +235,8 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     return step;
   }
   OpenIndex* oi = bound.value;
-  // read_only holds rowsocket's clients to it like SQL's ordinary users (rowsocket's
-  // threads have every privilege; a replica's read_only must not let writes through).
-  if (opt_readonly && r.IsWrite()) {
-    step.answered = true;
-    step.status = WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
-    return step;
-  }
-  if (WSREP_ON) {
-    if (r.IsWrite()) {
-      step.answered = true;
-      step.status = RefuseGaleraWrite();
-      return step;
-    }
-    if (!GaleraNodeServesReads()) {
-      // What SQL answers a query on a node that is not ready (ER_UNKNOWN_COM_ERROR).
-      stats_->galera_reads_refused.Add();
-      step.answered = true;
-      step.status = WireStatus::StorageCode(ER_UNKNOWN_COM_ERROR);
-      return step;
-    }
-  }
-  WireStatus s = tables_.Reopen(oi->entry());
+  WireStatus s = RefusedByServerState(r);
+  if (s.ok()) s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
   if (s.ok()) s = CheckRequest(item.request, oi);
   if (s.ok() && bindings->account_logins)
@@ -269,6 +249,19 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
   tables_.MarkUsed(oi->entry());
   step.index = oi;
   return step;
+}
+
+// What the server's state refuses `r`, as it refuses SQL: read_only holds rowsocket's
+// clients to it like SQL's ordinary users (rowsocket's threads have every privilege; a
+// replica's read_only must not let writes through); a Galera node refuses writes (see
+// RefuseGaleraWrite) and, when not ready, reads (ER_UNKNOWN_COM_ERROR, as SQL answers).
+WireStatus EngineExecutor::RefusedByServerState(const Request& r) {
+  if (opt_readonly && r.IsWrite()) return WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
+  if (!WSREP_ON) return WireStatus::OK();
+  if (r.IsWrite()) return RefuseGaleraWrite();
+  if (GaleraNodeServesReads()) return WireStatus::OK();
+  stats_->galera_reads_refused.Add();
+  return WireStatus::StorageCode(ER_UNKNOWN_COM_ERROR);
 }
 
 // On a Galera node, a write through the handler API on rowsocket's own threads is
@@ -314,18 +307,28 @@ EngineExecutor::Step EngineExecutor::LogIn(EngineIndexBindings* bindings, const 
   return step;
 }
 
+// `grants` for `oi` (and filter columns `filters`) brought up to date with the
+// connection's login, itself rebuilt from the server's ACL once it is a second old;
+// `unauth` when the account has been dropped meanwhile (the login ends).
+WireStatus EngineExecutor::RefreshGrants(EngineIndexBindings* bindings, OpenIndex* oi,
+                                         const std::vector<Field*>& filters,
+                                         IndexGrants* grants) {
+  AccountLogin* login = &bindings->login;
+  if (!accounts_.Refresh(login, batch_start_ms_, kAccountMaxAgeMs)) {
+    bindings->SetAccount("");
+    return ErrorStatus(WireError::kUnauth);
+  }
+  accounts_.Check(login, oi->table(), oi->key_number(), oi->columns(), filters, grants);
+  return WireStatus::OK();
+}
+
 // rowsocket_auth=account: the account's privileges, as the server's grants give
 // them (see accounts.h), at most a second old. Every request on an index needs
 // SELECT on what its `P` named; writes need INSERT, UPDATE or DELETE as well.
 WireStatus EngineExecutor::CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding,
                                        OpenIndex* oi, const Request& r) {
-  AccountLogin* login = &bindings->login;
-  if (!accounts_.Refresh(login, batch_start_ms_, kAccountMaxAgeMs)) {
-    bindings->SetAccount("");  // the account was dropped
-    return ErrorStatus(WireError::kUnauth);
-  }
-  accounts_.Check(login, oi->table(), oi->key_number(), oi->columns(), oi->filter_columns(),
-                  &binding->grants);
+  WireStatus s = RefreshGrants(bindings, oi, oi->filter_columns(), &binding->grants);
+  if (!s.ok()) return s;
   const IndexGrants& g = binding->grants;
   bool allowed = g.select;
   const char* wanted = "SELECT";
@@ -343,7 +346,7 @@ WireStatus EngineExecutor::CheckGrants(EngineIndexBindings* bindings, IndexBindi
   stats_->requests_denied.Add();
   static LogLimit denied;
   LogLimited(&denied, LogLevel::kWarning, "%s denied to %s from %s on %s.%s",
-             wanted, login->AccountName().c_str(), bindings->peer_address.c_str(),
+             wanted, bindings->login.AccountName().c_str(), bindings->peer_address.c_str(),
              binding->db.c_str(), binding->table.c_str());
   return ErrorStatus(WireError::kDenied);
 }
@@ -459,19 +462,8 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
     }
   }
   if (!McTouchesRows(mc)) return step;
-  if (r.IsWrite() && opt_readonly) {
-    step.status = WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
-    return step;
-  }
-  if (WSREP_ON && r.IsWrite()) {
-    step.status = RefuseGaleraWrite();
-    return step;
-  }
-  if (WSREP_ON && !GaleraNodeServesReads()) {
-    stats_->galera_reads_refused.Add();
-    step.status = WireStatus::StorageCode(ER_UNKNOWN_COM_ERROR);
-    return step;
-  }
+  step.status = RefusedByServerState(r);
+  if (!step.status.ok()) return step;
   const std::string_view name = mc.keys.empty() ? "default" : KvContainerName(mc.keys[0]);
   for (std::string_view key : mc.keys) {
     if (KvContainerName(key) != name) {
@@ -536,13 +528,8 @@ WireStatus EngineExecutor::SaslLogIn(EngineIndexBindings* bindings, const McRequ
 WireStatus EngineExecutor::CheckContainerGrants(EngineIndexBindings* bindings,
                                                 ContainerBinding* binding, OpenIndex* lookup,
                                                 const Request& r) {
-  AccountLogin* login = &bindings->login;
-  if (!accounts_.Refresh(login, batch_start_ms_, kAccountMaxAgeMs)) {
-    bindings->SetAccount("");
-    return ErrorStatus(WireError::kUnauth);
-  }
-  accounts_.Check(login, lookup->table(), lookup->key_number(), lookup->columns(), {},
-                  &binding->grants);
+  WireStatus s = RefreshGrants(bindings, lookup, {}, &binding->grants);
+  if (!s.ok()) return s;
   const IndexGrants& g = binding->grants;
   const McRequest& mc = *r.memcached;
   const uint32_t columns = static_cast<uint32_t>(lookup->columns().size());

@@ -85,6 +85,9 @@ class EngineExecutor : public Executor {
   Opened<OpenIndex> OpenForThisWorker(IndexBinding* binding);
   bool SchemaAllowed(std::string_view db) const;
   WireStatus RefuseGaleraWrite();
+  WireStatus RefusedByServerState(const Request& r);
+  WireStatus RefreshGrants(EngineIndexBindings* bindings, OpenIndex* oi,
+                           const std::vector<Field*>& filters, IndexGrants* grants);
 
   // Runs items[begin..end) in order with their tables locked, as one statement
   // (reads) or transaction (writes); false if the storage engine rolled it back.

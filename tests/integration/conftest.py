@@ -11,6 +11,7 @@ import pytest
 import hs
 import servers
 import targets
+import tls_support
 from db import Sql
 
 
@@ -36,6 +37,14 @@ def pytest_report_header(config):
 @pytest.fixture(scope="module")
 def server_options():
     return {}
+
+
+@pytest.fixture(scope="module")
+def certs():
+    """A throwaway CA and a server certificate it signed (tls_support), for modules
+    whose server speaks TLS: paths by name (ca.pem, server.pem, server.key)."""
+    with tls_support.test_certificates() as paths:
+        yield paths
 
 
 @pytest.fixture(scope="module")

@@ -24,12 +24,6 @@ OK = ["0", "1"]
 
 
 @pytest.fixture(scope="module")
-def certs():
-    with tls_support.test_certificates() as paths:
-        yield paths
-
-
-@pytest.fixture(scope="module")
 def server_options(certs):
     return {"auth": "account", "auth_wr": "account", "ssl_cert": certs["server.pem"],
             "ssl_key": certs["server.key"]}

@@ -10,19 +10,12 @@ import pytest
 
 import harness
 import targets
-import tls_support
 from memcached_support import Raw, binary_request, binary_response
 
 pytestmark = targets.rowsocket_only
 
 AUTH_ERROR = 0x20
 SASL_LIST, SASL_AUTH, GET, SET = 0x20, 0x21, 0x00, 0x01
-
-
-@pytest.fixture(scope="module")
-def certs():
-    with tls_support.test_certificates() as paths:
-        yield paths
 
 
 @pytest.fixture(scope="module")

@@ -29,12 +29,6 @@ OPEN = b"P\t0\ttest\ttls_items\tPRIMARY\tid,v\n"
 
 
 @pytest.fixture(scope="module")
-def certs():
-    with tls_support.test_certificates() as paths:
-        yield paths
-
-
-@pytest.fixture(scope="module")
 def server_options(certs):
     # Small socket buffers, so that a few MB of answers fill them and wait.
     return {"ssl_cert": certs["server.pem"], "ssl_key": certs["server.key"],
