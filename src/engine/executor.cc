@@ -720,12 +720,16 @@ Opened<OpenIndex> EngineExecutor::OpenForThisWorker(IndexBinding* b) {
 bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
   group_.Clear();
   bool writes = false;
+  // memcached's gets read a snapshot, as memcached never makes a get wait; a
+  // HandlerSocket find on the write port locks what it reads, as the original's does.
+  bool locking_reads = false;
   for (size_t i = begin; i < end; ++i) {
     if (steps_[i].index == nullptr) continue;
     group_.Add(steps_[i].index->entry());
     writes = writes || items[i].request->IsWrite();
+    locking_reads = locking_reads || items[i].request->type != RequestType::kMemcached;
   }
-  const bool locked = group_.Lock(writes);
+  const bool locked = group_.Lock(writes, locking_reads);
   group_lock_failed_ = !locked;
   if (locked && PlanLockOrder(items, begin, end)) {
     // (Answers go to side buffers first, so the group answers every item: a lock

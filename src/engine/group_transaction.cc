@@ -32,16 +32,28 @@ void GroupTransaction::Add(TableEntry* entry) {
   entries_.push_back(entry);
 }
 
-bool GroupTransaction::Lock(bool writes) {
+bool GroupTransaction::Lock(bool writes, bool locking_reads) {
   if (tables_.empty()) return true;
   if (writes && !AcquireBackupProtection()) return false;
+  write_statement_ = writes_ && (writes || locking_reads);
+  if (writes_ && !write_statement_) LockAsReads(true);
   lock_ = mysql_lock_tables(thd_, tables_.data(), static_cast<uint>(tables_.size()), 0);
   if (lock_ == nullptr) {
+    if (writes_ && !write_statement_) LockAsReads(false);
     thd_->clear_error();
     return false;
   }
-  if (writes_) BeginWriteStatement();
+  if (write_statement_) BeginWriteStatement();
   return true;
+}
+
+// A write worker's tables are opened for writing, and its statements are writes
+// (InnoDB's reads in them take row locks). For a group of plain reads, the tables
+// are locked for reading in a SELECT, so that InnoDB reads a consistent snapshot;
+// `reads` false puts the write worker's locking back.
+void GroupTransaction::LockAsReads(bool reads) {
+  for (TABLE* t : tables_) t->reginfo.lock_type = reads ? TL_READ : TL_WRITE;
+  thd_->lex->sql_command = reads ? SQLCOM_SELECT : SQLCOM_INSERT;
 }
 
 // Writes wait while FLUSH TABLES WITH READ LOCK or a backup stage blocks DML,
@@ -86,7 +98,7 @@ GroupTransaction::Outcome GroupTransaction::End() {
   for (TableEntry* e : entries_) RowRequests::EndScan(e);
   Outcome outcome = Outcome::kCommitted;
   if (lock_ != nullptr) {
-    if (writes_) EndWriteStatement();
+    if (write_statement_) EndWriteStatement();
     if (thd_->transaction_rollback_request) {
       // The engine already undid the whole transaction; end it on the server's side
       // too (this also clears the rollback request, so a retry can commit).
@@ -96,7 +108,7 @@ GroupTransaction::Outcome GroupTransaction::End() {
     } else if (!Commit()) {
       thd_->clear_error();
       outcome = Outcome::kCommitFailed;
-    } else if (writes_) {
+    } else if (write_statement_) {
       stats_->commits.Add();
       InvalidateQueryCache();
     }
@@ -106,8 +118,10 @@ GroupTransaction::Outcome GroupTransaction::End() {
     lock_ = nullptr;
     // What SQL does when it closes a statement's tables: forget per-statement
     // handler state (the row-logging decision above all). Reads have none to forget.
-    if (writes_)
+    if (write_statement_)
       for (TABLE* t : tables_) t->file->ha_reset();
+    else if (writes_)
+      LockAsReads(false);
   }
   thd_->mdl_context.release_statement_locks();
   return outcome;

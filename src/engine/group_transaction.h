@@ -34,7 +34,10 @@ class GroupTransaction {
   // Locks the tables added, all at once, waiting at most the THD's lock wait; for a
   // group with `writes`, after the backup protection. True when locked (or when
   // the group has no table); false when a lock could not be had (nothing to undo).
-  bool Lock(bool writes);
+  // On a write worker, a group without writes whose reads need no row locks
+  // (`locking_reads` false: memcached's gets) runs as a read worker's statement
+  // does: consistent reads that neither wait for nor take row locks.
+  bool Lock(bool writes, bool locking_reads = true);
 
   enum class Outcome {
     kCommitted,     // or nothing to commit: the group's answers stand
@@ -55,12 +58,14 @@ class GroupTransaction {
   bool AcquireBackupProtection();
   void BeginWriteStatement();
   void EndWriteStatement();
+  void LockAsReads(bool reads);
   bool Commit();
   handlerton* FlushDeferrable();
   void InvalidateQueryCache();
 
   THD* const thd_;
   const bool writes_;                 // a write worker's: binlog statements, commits
+  bool write_statement_ = false;      // the locked group is a write statement
   SharedLogFlusher* shared_flusher_;  // null for reads
   const std::function<void()>* wake_;
   WorkerStats* stats_;

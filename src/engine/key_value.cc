@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "engine/request_check.h"
+#include "engine/row_io.h"
 
 namespace rowsocket {
 namespace {
@@ -101,38 +102,32 @@ bool KeyValue::Failed(const RowResult& row, KvResult* result) {
 KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* item,
                                KvResult* result) {
   FindKey(key);
-  answer_.clear();
-  ResponseWriter w(&answer_);
-  const RowResult row = rows_->Find(request_, lookup, &w);
-  if (Failed(row, result)) return Found::kMissing;
-  if (row.rows_read == 0) return Found::kMissing;
-  if (!answer_.empty() && answer_.back() == '\n') answer_.pop_back();
-  parsed_.Clear();
+  bool found = false;
+  const RowResult row = rows_->Read(request_, lookup, [&](size_t) {
+    ItemOfRow(key, lookup, item);
+    found = true;
+    return WireStatus::OK();
+  });
+  if (Failed(row, result) || !found) return Found::kMissing;
+  return Expired(item->expires, Now()) ? Found::kExpired : Found::kPresent;
+}
+
+// `item` as the row of `key` in record[0] holds it (the lookup index's columns: the
+// value columns, then CAS, flags and expiry where the container has them).
+void KeyValue::ItemOfRow(std::string_view key, OpenIndex* lookup, KvItem* item) {
   const KvContainer& c = *container_;
-  const size_t columns = c.value_columns.size() + !c.cas_column.empty() +
-                         !c.flags_column.empty() + !c.expires_column.empty();
-  if (!ParseAnswer(&answer_[0], answer_.size(), &parsed_) || parsed_.values.size() != columns) {
-    result->outcome = McOutcome::kError;
-    result->status = McStatus::kOutOfMemory;
-    result->error = "SERVER_ERROR the container's row cannot be read";
-    return Found::kMissing;
-  }
-  const std::vector<WireValue>& v = parsed_.values;
+  const std::vector<Field*>& columns = lookup->columns();
   item->key = key;
   item->value.clear();
   size_t i = 0;
   for (; i < c.value_columns.size(); ++i) {
     if (i > 0) item->value += c.separator;
-    if (!v[i].is_null) item->value.append(v[i].data, v[i].size);
+    AppendFieldText(columns[i], &scratch_, &item->value);
   }
-  item->cas = 0;
-  item->flags = 0;
-  item->expires = 0;
-  if (!c.cas_column.empty()) ParseNumber(v[i++], &item->cas);
-  if (!c.flags_column.empty()) ParseNumber(v[i++], &item->flags);
-  if (!c.expires_column.empty()) ParseNumber(v[i++], &item->expires);
+  item->cas = c.cas_column.empty() ? 0 : FieldNumber<uint64_t>(columns[i++], &scratch_);
+  item->flags = c.flags_column.empty() ? 0 : FieldNumber<uint32_t>(columns[i++], &scratch_);
+  item->expires = c.expires_column.empty() ? 0 : FieldNumber<int64_t>(columns[i++], &scratch_);
   if (c.cas_column.empty()) item->cas = DerivedCas(*item);
-  return Expired(item->expires, Now()) ? Found::kExpired : Found::kPresent;
 }
 
 // A container without a CAS column: a version of the item's content (FNV-1a of its
@@ -273,22 +268,35 @@ void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex*
 }
 
 // get, gets, gat, gats, mg: the hits, in key order; gat and gats (and mg with T)
-// give every hit its new expiry time.
+// give every hit its new expiry time. The keys are looked up in one find, as an IN
+// list of the key column.
 void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
   const bool touch = mc.command == McCommand::kGat || mc.command == McCommand::kGats ||
                      (mc.command == McCommand::kMetaGet && mc.meta.Has('T'));
   const int64_t now = Now();
-  for (std::string_view key : mc.keys) {
+  request_.Clear();
+  request_.type = RequestType::kFind;
+  request_.op = FindOp::kEq;
+  request_.key.push_back(WireValue::Of(""));
+  request_.has_in = true;
+  for (std::string_view key : mc.keys) request_.in_values.push_back(WireValue::Of(KvRowKey(key)));
+  request_.limit = static_cast<uint32_t>(mc.keys.size());
+  const RowResult row = rows_->Read(request_, lookup, [&](size_t k) {
     KvItem item;
-    if (Read(key, lookup, &item, result) != Found::kPresent) {
-      if (result->outcome == McOutcome::kError) return;
-      continue;
-    }
-    if (touch) {
+    ItemOfRow(mc.keys[k], lookup, &item);
+    if (!Expired(item.expires, now)) result->items.push_back(std::move(item));
+    return WireStatus::OK();
+  });
+  if (Failed(row, result)) {
+    result->items.clear();
+    return;
+  }
+  if (touch) {
+    for (KvItem& item : result->items) {
       item.expires = KvExpiry(mc.exptime, now);
-      if (!Update(key, item, lookup, result)) return;
+      if (container_->cas_column.empty()) item.cas = DerivedCas(item);
+      if (!Update(item.key, item, lookup, result)) return;
     }
-    result->items.push_back(std::move(item));
   }
   result->outcome = result->items.empty() ? McOutcome::kMiss : McOutcome::kSuccess;
 }

@@ -12,8 +12,11 @@
 //   cas BIGINT UNSIGNED NOT NULL, flags INT UNSIGNED NOT NULL,
 //   expires INT UNSIGNED NOT NULL
 //
-// Each command runs as the HandlerSocket requests it amounts to — a find of the key
-// (which locks the row in a write batch), then an update, insert or delete — on two
+// A retrieval reads the rows of its keys in one find (an IN list of the key column),
+// whose rows come straight from the record (RowRequests::Read); a batch of nothing but
+// retrievals reads a snapshot without row locks (EngineExecutor::RunGroup). A command
+// that changes an item runs as the HandlerSocket requests it amounts to — a find of
+// the key, which locks the row, then an update, insert or delete — on two
 // open indexes of the container (`lookup`: the value columns, then CAS, flags and
 // expiry where the container has them; `insert`: the key column and the same),
 // inside the running batch's transaction. A container without a CAS column gives
@@ -35,7 +38,6 @@
 
 #include "engine/open_index.h"
 #include "engine/row_requests.h"
-#include "protocol/answer.h"
 #include "protocol/memcached.h"
 #include "protocol/memcached_response.h"
 
@@ -109,6 +111,7 @@ class KeyValue {
   static uint64_t DerivedCas(const KvItem& item);
   uint64_t NewCas(const KvItem& item);
   Found Read(std::string_view key, OpenIndex* lookup, KvItem* item, KvResult* result);
+  void ItemOfRow(std::string_view key, OpenIndex* lookup, KvItem* item);
   // Writes value, cas, flags and expiry of the row of `key` (which exists).
   bool Update(std::string_view key, const KvItem& item, OpenIndex* lookup, KvResult* result,
               uint64_t* matched = nullptr);
@@ -127,8 +130,8 @@ class KeyValue {
   RowRequests* rows_;
   const KvContainer* container_ = nullptr;  // the running command's
   Request request_;      // the HandlerSocket request a step amounts to
-  std::string answer_;   // its answer
-  Answer parsed_;
+  std::string answer_;   // its answer (writes)
+  String scratch_;       // text of the column being read
   std::string numbers_;  // text of the numbers a write stores
 };
 

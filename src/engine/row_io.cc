@@ -2,6 +2,8 @@
 #include "engine/row_io.h"
 
 #include <charconv>
+#include <limits>
+#include <type_traits>
 
 namespace rowsocket {
 
@@ -16,33 +18,65 @@ bool IsNumericField(const Field* field) {
   }
 }
 
-void WriteField(Field* field, ResponseWriter* writer, String* scratch) {
-  if (field->is_null()) {
-    writer->NullValue();
-    return;
-  }
-  // Plain integer columns print as their decimal value; skip String machinery.
+namespace {
+
+// An integer column without ZEROFILL: its text is its decimal value.
+bool IsPlainInteger(const Field* field) {
   switch (field->real_type()) {
     case MYSQL_TYPE_TINY:
     case MYSQL_TYPE_SHORT:
     case MYSQL_TYPE_INT24:
     case MYSQL_TYPE_LONG:
     case MYSQL_TYPE_LONGLONG:
-      if (!(field->flags & ZEROFILL_FLAG)) {
-        longlong v = field->val_int();
-        if (field->is_unsigned())
-          writer->UnsignedValue(static_cast<uint64_t>(v));
-        else
-          writer->IntegerValue(v);
-        return;
-      }
-      break;
+      return !(field->flags & ZEROFILL_FLAG);
     default:
-      break;
+      return false;
+  }
+}
+
+}  // namespace
+
+void WriteField(Field* field, ResponseWriter* writer, String* scratch) {
+  if (field->is_null()) {
+    writer->NullValue();
+    return;
+  }
+  // Plain integer columns print as their decimal value; skip String machinery.
+  if (IsPlainInteger(field)) {
+    const longlong v = field->val_int();
+    if (field->is_unsigned())
+      writer->UnsignedValue(static_cast<uint64_t>(v));
+    else
+      writer->IntegerValue(v);
+    return;
   }
   String* s = field->val_str(scratch, scratch);
   writer->WireValue(std::string_view(s->ptr(), s->length()));
 }
+
+void AppendFieldText(Field* field, String* scratch, std::string* out) {
+  if (field->is_null()) return;
+  String* s = field->val_str(scratch, scratch);
+  out->append(s->ptr(), s->length());
+}
+
+template <typename T>
+T FieldNumber(Field* field, String* scratch) {
+  if (field->is_null()) return 0;
+  if (IsPlainInteger(field)) {
+    const longlong v = field->val_int();
+    if (v < 0 && !field->is_unsigned()) return std::is_signed_v<T> ? static_cast<T>(v) : 0;
+    const auto u = static_cast<ulonglong>(v);
+    return u <= static_cast<ulonglong>(std::numeric_limits<T>::max()) ? static_cast<T>(u) : 0;
+  }
+  const String* s = field->val_str(scratch, scratch);
+  T n = 0;
+  const char* end = s->ptr() + s->length();
+  return std::from_chars(s->ptr(), end, n).ptr == end ? n : 0;
+}
+template uint64_t FieldNumber<uint64_t>(Field*, String*);
+template uint32_t FieldNumber<uint32_t>(Field*, String*);
+template int64_t FieldNumber<int64_t>(Field*, String*);
 
 bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset) {
   if (value.is_null) {

@@ -7,6 +7,8 @@
 // Runs on a worker thread, with the field's table locked by that worker.
 #pragma once
 
+#include <string>
+
 #include "engine/server_headers.h"
 #include "protocol/request.h"
 #include "protocol/response.h"
@@ -15,6 +17,15 @@ namespace rowsocket {
 
 // Appends the value of `field` in the current record[0] to the answer.
 void WriteField(Field* field, ResponseWriter* writer, String* scratch);
+
+// Appends the text of `field`'s value in the current record[0] to `out`, as
+// WriteField answers it (NULL appends nothing).
+void AppendFieldText(Field* field, String* scratch, std::string* out);
+
+// The number `field` holds in the current record[0], as a T: 0 for NULL and for a
+// value whose text is not a T (a negative number for an unsigned T, a word).
+template <typename T>
+T FieldNumber(Field* field, String* scratch);
 
 // Stores `value` into `field` (of record[0] shifted by `offset` bytes). Returns
 // false if the value is NULL and the column is NOT NULL.

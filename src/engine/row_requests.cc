@@ -105,7 +105,8 @@ struct RowRequests::ScanPlan {
 // it in the direction of the operator, that are current rows, whose whole key
 // values match where the index holds a prefix, that pass the filters, past the
 // offset, up to the limit. `take_row` (returning a WireStatus) sees each one in
-// record[0]. Stops at the request's budget of examined rows, and at a KILL.
+// record[0], with the number of the key (of the IN list, else 0) that found it.
+// Stops at the request's budget of examined rows, and at a KILL.
 template <typename TakeRow>
 WireStatus RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan,
                          TakeRow take_row) {
@@ -152,7 +153,7 @@ WireStatus RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& pl
         if (skipped < r.offset) {
           ++skipped;
         } else {
-          WireStatus s = take_row();
+          WireStatus s = take_row(k);
           if (!s.ok()) return s;
           if (++taken >= r.limit) break;
         }
@@ -176,21 +177,9 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   TABLE* table = oi->table();
   handler* h = table->file;
   const std::vector<Field*>& columns = oi->columns();
-  const std::vector<Field*>& fcolumns = oi->filter_columns();
   const bool modifying = r.modify != ModifyOp::kNone;
   const ScanPlan plan(r, oi);
-
-  // Filter values live in a scratch record, compared field by field (NULL is not
-  // stored: a NOT NULL column has no place for it). A column that several filters
-  // compare holds each one's value in turn, stored again before each comparison.
-  shared_filter_.assign(r.filters.size(), false);
-  filter_uses_.assign(fcolumns.size(), 0);
-  for (const RequestFilter& f : r.filters) ++filter_uses_[f.column];
-  for (size_t i = 0; i < r.filters.size(); ++i) {
-    const RequestFilter& f = r.filters[i];
-    shared_filter_[i] = filter_uses_[f.column] > 1;
-    if (!f.value.is_null) StoreField(fcolumns[f.column], f.value, plan.filter_offset);
-  }
+  PrepareFilters(r, oi, plan);
 
   // A change to the scanned index's value moves the row within the scan, which
   // could then meet it again: such changes are made after the scan, on the rows it
@@ -217,7 +206,7 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   if (rows_answer) w->BeginRows(static_cast<uint32_t>(columns.size()));
   const uint64_t max_answer = tunables_->max_answer_size.load(std::memory_order_relaxed);
   RowResult result;
-  result.status = Scan(r, oi, plan, [&]() -> WireStatus {
+  result.status = Scan(r, oi, plan, [&](size_t) -> WireStatus {
     if (rows_answer) {
       for (Field* f : columns) WriteField(f, w, &scratch_);
       if (max_answer != 0 && w->Mark() - mark > max_answer) return ErrorStatus(WireError::kAnswerSize);
@@ -252,6 +241,39 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   else
     w->OkWithNumber(result.rows_changed);
   return result;
+}
+
+RowResult RowRequests::Read(const Request& r, OpenIndex* oi, const RowTaker& take) {
+  engine_error_ = 0;
+  const ScanPlan plan(r, oi);
+  PrepareFilters(r, oi, plan);
+  undo_.End();
+  if (int rc = BeginScan(oi, false)) return Fail(rc);
+  RowResult result;
+  result.status = Scan(r, oi, plan, [&](size_t variant) -> WireStatus {
+    ++result.rows_read;
+    return take(variant);
+  });
+  if (!result.status.ok()) {
+    thd_->clear_error();
+    result.engine_error = engine_error_;
+  }
+  return result;
+}
+
+// Filter values live in a scratch record, compared field by field (NULL is not
+// stored: a NOT NULL column has no place for it). A column that several filters
+// compare holds each one's value in turn, stored again before each comparison.
+void RowRequests::PrepareFilters(const Request& r, OpenIndex* oi, const ScanPlan& plan) {
+  const std::vector<Field*>& fcolumns = oi->filter_columns();
+  shared_filter_.assign(r.filters.size(), false);
+  filter_uses_.assign(fcolumns.size(), 0);
+  for (const RequestFilter& f : r.filters) ++filter_uses_[f.column];
+  for (size_t i = 0; i < r.filters.size(); ++i) {
+    const RequestFilter& f = r.filters[i];
+    shared_filter_[i] = filter_uses_[f.column] > 1;
+    if (!f.value.is_null) StoreField(fcolumns[f.column], f.value, plan.filter_offset);
+  }
 }
 
 // Puts back what a failed find-and-modify had changed; the request's error answer

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ class RowRequests {
   RowRequests& operator=(const RowRequests&) = delete;
 
   RowResult Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
+  // A find without a modify part whose rows go to `take` instead of an answer: it
+  // sees each selected row in record[0], with the number of the key that found it
+  // (of the IN list, else 0), and may end the find with an error.
+  using RowTaker = std::function<WireStatus(size_t key)>;
+  RowResult Read(const Request& r, OpenIndex* oi, const RowTaker& take);
   RowResult Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
 
   // Ends the index scan a find left open on the table (finds of one batch on the
@@ -50,6 +56,7 @@ class RowRequests {
   struct ScanPlan;
   template <typename TakeRow>
   WireStatus Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan, TakeRow take_row);
+  void PrepareFilters(const Request& r, OpenIndex* oi, const ScanPlan& plan);
   int BeginScan(OpenIndex* oi, bool all_columns);
   int ModifyRow(const Request& r, OpenIndex* oi, bool* changed);
   int ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed);

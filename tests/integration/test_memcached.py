@@ -93,6 +93,23 @@ def test_multi_get_answers_the_hits_only(mc):
     assert got == {f"k{i}": str(i).encode() for i in range(16)}
 
 
+def test_a_get_reads_the_committed_item_without_waiting_for_row_locks(mc, server):
+    """memcached never makes a get wait: a get reads the committed row even while a
+    transaction holds it locked (a write of the same key waits, as SQL's would)."""
+    mc.set_many({"held": b"committed", "free": b"other"})
+    holder = Sql(server)
+    holder.execute("BEGIN")
+    holder.execute("UPDATE rowsocket.kv SET v = 'uncommitted' WHERE k = 'held'")
+    try:
+        # (A get that waited would run into the client's 10 s timeout, or answer the
+        # lock wait timeout's error.)
+        assert mc.get_many(["held", "free"]) == {"held": b"committed", "free": b"other"}
+        assert mc.get("held") == b"committed"
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
 def test_add_replace_append_prepend(mc):
     assert mc.add("a", b"1", noreply=False)
     assert not mc.add("a", b"2", noreply=False)
