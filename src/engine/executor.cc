@@ -655,7 +655,7 @@ void EngineExecutor::AnswerMemcachedWithoutRows(const McRequest& mc, std::string
         binary ? packet.Stat(mc, name, value) : text.Stat(name, value);
       return binary ? packet.StatEnd(mc) : text.Reply(McTextReply::kEnd);
     }
-    default:  // SASL and meta debug: not served (yet)
+    default:  // the binary protocol's SASL step (PLAIN has none)
       if (binary) return packet.Error(mc, McStatus::kUnknownCommand);
       return text.Reply(McTextReply::kError);
   }

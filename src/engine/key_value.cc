@@ -247,6 +247,7 @@ void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex*
     case McCommand::kGat:
     case McCommand::kGats:
     case McCommand::kMetaGet:
+    case McCommand::kMetaDebug:
       return Retrieve(mc, lookup, result);
     case McCommand::kStore:
     case McCommand::kMetaSet:
@@ -515,6 +516,17 @@ void WriteText(const McRequest& mc, const KvResult& result, std::string* out) {
       const McMetaItem item = MetaItemOf(result.items[0], static_cast<int64_t>(std::time(nullptr)));
       if (mc.meta.Has('v')) return w.MetaValue(mc, item, result.items[0].value);
       return w.MetaStatus("HD", mc, &item);
+    }
+    case McCommand::kMetaDebug: {
+      // What memcached's `me` says of an item, as far as a row knows it: no last
+      // access time (la=0), never fetched, slab class 1, and the item's bytes.
+      if (result.items.empty()) return w.MetaStatus("EN", mc, nullptr);
+      const KvItem& item = result.items[0];
+      const McMetaItem meta = MetaItemOf(item, static_cast<int64_t>(std::time(nullptr)));
+      std::string details = "exp=" + std::to_string(meta.ttl) + " la=0 cas=" +
+                            std::to_string(item.cas) + " fetch=no cls=1 size=" +
+                            std::to_string(item.key.size() + item.value.size());
+      return w.MetaDebug(mc, details);
     }
     case McCommand::kMetaArithmetic: {
       if (result.outcome == McOutcome::kMiss) return w.MetaStatus("NF", mc, nullptr);

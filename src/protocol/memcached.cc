@@ -54,6 +54,56 @@ bool McValidKey(std::string_view key, McFraming framing) {
   return true;
 }
 
+namespace {
+
+constexpr char kBase64Alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+int Base64Value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+}  // namespace
+
+bool McBase64Decode(std::string_view text, std::string* out) {
+  if (text.size() % 4 != 0) return false;
+  const size_t start = out->size();
+  for (size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    const size_t padding = !last ? 0 : text[i + 3] != '=' ? 0 : text[i + 2] != '=' ? 1 : 2;
+    uint32_t group = 0;
+    for (size_t j = 0; j < 4 - padding; ++j) {
+      const int v = Base64Value(text[i + j]);
+      if (v < 0) {
+        out->resize(start);
+        return false;
+      }
+      group = group << 6 | static_cast<uint32_t>(v);
+    }
+    group <<= 6 * padding;
+    out->push_back(static_cast<char>(group >> 16));
+    if (padding < 2) out->push_back(static_cast<char>(group >> 8 & 0xff));
+    if (padding < 1) out->push_back(static_cast<char>(group & 0xff));
+  }
+  return true;
+}
+
+void McBase64Encode(std::string_view bytes, std::string* out) {
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    const size_t n = bytes.size() - i < 3 ? bytes.size() - i : 3;
+    uint32_t group = 0;
+    for (size_t j = 0; j < 3; ++j)
+      group = group << 8 | (j < n ? static_cast<unsigned char>(bytes[i + j]) : 0u);
+    for (size_t j = 0; j < 4; ++j)
+      out->push_back(j <= n ? kBase64Alphabet[group >> (18 - 6 * j) & 0x3f] : '=');
+  }
+}
+
 McDeltaResult McApplyDelta(std::string_view stored, bool decrement, uint64_t delta) {
   McDeltaResult result;
   const size_t end = stored.find_last_not_of(' ');

@@ -21,6 +21,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -186,6 +188,10 @@ struct McRequest {
   // sense, so the framing is lost; memcached answers kInvalidArguments and closes).
   bool close_after = false;
 
+  // The key a base64 key (meta flag `b`) stands for, decoded; keys[0] points into it
+  // (held on the heap, so that moving the request keeps it where keys[0] points).
+  std::unique_ptr<std::string> decoded_key;
+
   // Resets to an empty request, keeping the keys vector's capacity.
   void Clear();
 
@@ -220,6 +226,13 @@ McParseResult ParseMcRequest(std::string_view input, McProtocol protocol,
 // control byte, a space or DEL (bytes above 0x7f are fine). Binary keys may hold any
 // byte (memcached's binary protocol allows it) but have the same length limits.
 bool McValidKey(std::string_view key, McFraming framing);
+
+// Base64 (RFC 4648's alphabet, with `=` padding) for the meta protocol's binary
+// keys. McBase64Decode appends the bytes `text` stands for to `*out`; false (leaving
+// *out as it was) when `text` is not base64: a length that is not a multiple of 4, a
+// byte outside the alphabet, padding in the middle.
+bool McBase64Decode(std::string_view text, std::string* out);
+void McBase64Encode(std::string_view bytes, std::string* out);
 
 // incr/decr on a stored value, with memcached's rules: the value must be a decimal
 // unsigned 64-bit number (ASCII digits, optionally followed by spaces, as memcached's

@@ -134,7 +134,8 @@ void McTextWriter::MetaFlags(const McRequest& request, const McMetaItem* item) {
         break;
       case 'k':
         out_->append(" k", 2);
-        if (!request.keys.empty()) out_->append(request.keys[0]);
+        AppendMetaKey(request);
+        if (meta.Has('b')) out_->append(" b", 2);
         break;
       case 's': AppendFlag(out_, 's', item->size); break;
       case 't': AppendFlag(out_, 't', item->ttl); break;
@@ -169,9 +170,18 @@ void McTextWriter::MetaStatus(std::string_view code, const McRequest& request,
   out_->append("\r\n", 2);
 }
 
-void McTextWriter::MetaDebug(std::string_view key, std::string_view details) {
+// The request's key as its meta flags sent it: base64 with `b`.
+void McTextWriter::AppendMetaKey(const McRequest& request) {
+  if (request.keys.empty()) return;
+  if (request.meta.Has('b'))
+    McBase64Encode(request.keys[0], out_);
+  else
+    out_->append(request.keys[0]);
+}
+
+void McTextWriter::MetaDebug(const McRequest& request, std::string_view details) {
   out_->append("ME ", 3);
-  out_->append(key);
+  AppendMetaKey(request);
   out_->push_back(' ');
   out_->append(details);
   out_->append("\r\n", 2);

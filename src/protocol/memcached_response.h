@@ -71,9 +71,10 @@ class McTextWriter {
   void MetaStatus(std::string_view code, const McRequest& request, const McMetaItem* item);
   void MetaNoop() { out_->append("MN\r\n", 4); }
   // `ME <key> <details>\r\n` (me); miss: MetaStatus("EN", ...).
-  void MetaDebug(std::string_view key, std::string_view details);
+  void MetaDebug(const McRequest& request, std::string_view details);
 
  private:
+  void AppendMetaKey(const McRequest& request);
   void WriteValue(std::string_view key, uint32_t flags, std::string_view data, const uint64_t* cas);
   void MetaFlags(const McRequest& request, const McMetaItem* item);
 

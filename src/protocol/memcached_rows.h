@@ -33,7 +33,7 @@ inline bool McWritesRows(const McRequest& mc) {
 // answered without the container.
 inline bool McTouchesRows(const McRequest& mc) {
   return McWritesRows(mc) || mc.command == McCommand::kGet || mc.command == McCommand::kGets ||
-         mc.command == McCommand::kMetaGet;
+         mc.command == McCommand::kMetaGet || mc.command == McCommand::kMetaDebug;
 }
 
 }  // namespace rowsocket

@@ -25,7 +25,7 @@ constexpr std::string_view kBadDeleteFormat =
 constexpr std::string_view kBadDataChunk = "CLIENT_ERROR bad data chunk";
 constexpr std::string_view kTooLarge = "SERVER_ERROR object too large for cache";
 constexpr std::string_view kBadMetaToken = "CLIENT_ERROR bad token in command line format";
-constexpr std::string_view kBase64Keys = "CLIENT_ERROR base64 keys are not supported";
+constexpr std::string_view kBadBase64Key = "CLIENT_ERROR error decoding key";
 
 // A line cut at spaces: at most kMax tokens, as memcached's MAX_TOKENS (24, one of
 // which is its end marker); `more` when the line holds further tokens.
@@ -97,6 +97,27 @@ class LineParser {
   bool TakeKey(std::string_view key) {
     if (!McValidKey(key, out_->framing)) return false;
     out_->keys.push_back(key);
+    return true;
+  }
+  // A meta command's key, base64 when its flags have `b` (then any bytes, as in the
+  // binary protocol). Fails with the command's error.
+  bool TakeMetaKey(std::string_view key) {
+    if (!out_->meta.Has('b')) {
+      if (TakeKey(key)) return true;
+      Fail(kBadFormat);
+      return false;
+    }
+    out_->decoded_key = std::make_unique<std::string>();
+    if (!McBase64Decode(key, out_->decoded_key.get())) {
+      Fail(kBadBase64Key);
+      return false;
+    }
+    const std::string_view decoded(*out_->decoded_key);
+    if (!McValidKey(decoded, McFraming::kBinary)) {
+      Fail(kBadFormat);
+      return false;
+    }
+    out_->keys.push_back(decoded);
     return true;
   }
 
@@ -299,8 +320,9 @@ void LineParser::Meta() {
   const std::string_view key = tokens_.token[1];
   if (key.size() > kMcMaxKeyLength) return Fail(kBadFormat);
   if (which == 'e') {
-    if (n >= 3 && tokens_.token[2] == "b") return Fail(kBase64Keys);
-    if (!TakeKey(key)) return Fail(kBadFormat);
+    // `me <key> [b]`: memcached reads no other flag.
+    if (n >= 3 && tokens_.token[2] == "b") out_->meta.present |= uint64_t{1} << McMetaFlags::Bit('b');
+    if (!TakeMetaKey(key)) return;
     out_->command = McCommand::kMetaDebug;
     return;
   }
@@ -311,12 +333,10 @@ void LineParser::Meta() {
   }
   if (!MetaFlags(2)) {
     // memcached answers md and ma flag errors with one message.
-    if (which != 'g' && out_->error != kBase64Keys) {
-      out_->error = "CLIENT_ERROR invalid or duplicate flag";
-    }
+    if (which != 'g') out_->error = "CLIENT_ERROR invalid or duplicate flag";
     return;
   }
-  if (!TakeKey(key)) return Fail(kBadFormat);
+  if (!TakeMetaKey(key)) return;
   if (which == 'g') {
     out_->command = McCommand::kMetaGet;
   } else if (which == 'd') {
@@ -343,7 +363,7 @@ void LineParser::MetaSet() {
   }
   const size_t data_size = static_cast<size_t>(size);
   if (!MetaFlags(3)) return FailAndSkip(out_->error, data_size);
-  if (!TakeKey(tokens_.token[1])) return FailAndSkip(kBadFormat, data_size);
+  if (!TakeMetaKey(tokens_.token[1])) return FailAndSkip(out_->error, data_size);
   McStoreMode mode;
   switch (out_->meta.mode) {
     case 0: case 'S': case 's': mode = McStoreMode::kSet; break;
@@ -382,8 +402,8 @@ bool LineParser::MetaFlag(std::string_view token) {
   const std::string_view arg = token.substr(1);
   switch (token[0]) {
     case 'b':
-      Fail(kBase64Keys);
-      return false;
+      if (!arg.empty()) break;
+      goto known;
     case 'N':
       if (!ParseInt32(arg, &out_->vivify_exptime)) break;
       out_->vivify = true;

@@ -167,7 +167,13 @@ void CheckOne(std::string_view input, McProtocol protocol) {
 
   // Guide: placement and shape of a request.
   FUZZ_CHECK(result.consumed >= 1 && result.consumed <= input.size());
-  for (std::string_view k : request.keys) CheckInside(copy, result.consumed, k);
+  // (A base64 key's bytes are the request's own, decoded.)
+  for (std::string_view k : request.keys) {
+    if (request.decoded_key)
+      FUZZ_CHECK(k.data() == request.decoded_key->data() && k.size() == request.decoded_key->size());
+    else
+      CheckInside(copy, result.consumed, k);
+  }
   CheckInside(copy, result.consumed, request.value);
   CheckInside(copy, result.consumed, request.argument);
   CheckInside(copy, result.consumed, request.meta.opaque);
@@ -178,7 +184,8 @@ void CheckOne(std::string_view input, McProtocol protocol) {
     FUZZ_CHECK(request.framing == McFraming::kText || request.WantsAnswer(McOutcome::kError));
   } else {
     FUZZ_CHECK(result.discard == 0);
-    for (std::string_view k : request.keys) FUZZ_CHECK(McValidKey(k, request.framing));
+    const McFraming key_framing = request.decoded_key ? McFraming::kBinary : request.framing;
+    for (std::string_view k : request.keys) FUZZ_CHECK(McValidKey(k, key_framing));
     if (!IsGetFamily(request.command) && !request.keys.empty()) {
       FUZZ_CHECK(request.keys.size() == 1);
     }

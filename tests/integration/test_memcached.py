@@ -3,6 +3,7 @@ container rowsocket.kv, through a real memcached client library (Debian's pymemc
 and raw bytes, with SQL reading and writing the same rows.
 """
 
+import base64
 import subprocess
 import socket
 import struct
@@ -249,6 +250,25 @@ def test_meta_commands(raw):
     raw.send(b"md mk\r\nmd mk\r\n")
     assert raw.read_until(b"\r\n") == b"HD\r\n"
     assert raw.read_until(b"\r\n") == b"NF\r\n"
+
+
+def test_base64_keys_and_meta_debug(raw, sql):
+    """`b`: a meta key in base64 stands for any bytes (the row's key column holds them);
+    `k` echoes it in base64 with `b`. `me` tells an item's expiry, CAS and size."""
+    key = bytes([0, 1, 0x7e, 0xff, 0x20])
+    b64 = base64.b64encode(key)
+    raw.send(b"ms " + b64 + b" 2 b T0 F3\r\nhi\r\n")
+    assert raw.read_until(b"\r\n") == b"HD\r\n"
+    assert sql.rows("SELECT v FROM rowsocket.kv WHERE k = %s", (key,)) == [(b"hi",)]
+    raw.send(b"mg " + b64 + b" b k v f\r\n")
+    assert raw.read_until(b"hi\r\n") == b"VA 2 k" + b64 + b" b f3\r\nhi\r\n"
+    cas = sql.value("SELECT cas FROM rowsocket.kv WHERE k = %s", (key,))
+    raw.send(b"me " + b64 + b" b\r\n")
+    assert raw.read_until(b"\r\n") == (b"ME " + b64 + b" exp=-1 la=0 cas=" + cas.encode() +
+                                         b" fetch=no cls=1 size=7\r\n")
+    raw.send(b"me absent\r\nmg !!!! b v\r\n")
+    assert raw.read_until(b"\r\n") == b"EN\r\n"
+    assert raw.read_until(b"\r\n") == b"CLIENT_ERROR error decoding key\r\n"
 
 
 def test_binary_protocol_set_get_delete(raw):

@@ -108,6 +108,42 @@ TEST(MemcachedMeta, mn_and_me) {
   EXPECT_EQ(Strings(me.request.keys), (Strs{"foo"}));
 }
 
+TEST(MemcachedMeta, base64_keys_stand_for_any_bytes) {
+  const Parsed mg = Meta("mg AAF+/w== b v\r\n");
+  EXPECT_EQ(mg.request.command, McCommand::kMetaGet);
+  EXPECT_EQ(Strings(mg.request.keys), (Strs{std::string("\0\x01\x7e\xff", 4)}));
+  const Parsed ms = Meta("ms Zm9vYg== 2 b T0\r\nhi\r\n");
+  EXPECT_EQ(ms.request.command, McCommand::kMetaSet);
+  EXPECT_EQ(Strings(ms.request.keys), (Strs{"foob"}));
+  EXPECT_EQ(ms.request.value, "hi");
+  Parsed me = Meta("me Zm9vYmE= b\r\n");
+  EXPECT_EQ(me.request.command, McCommand::kMetaDebug);
+  EXPECT_EQ(Strings(me.request.keys), (Strs{"fooba"}));
+  // The key's bytes stay where keys[0] points when the request moves.
+  McRequest moved = std::move(me.request);
+  EXPECT_EQ(moved.keys[0], "fooba");
+  // A bad key in ms still skips its data block.
+  EXPECT_EQ(ErrorOf("ms %%%% 2 b\r\nhi\r\n"), "CLIENT_ERROR error decoding key");
+}
+
+TEST(MemcachedMeta, base64_round_trips_every_length) {
+  std::string bytes;
+  for (int n = 0; n < 300; ++n) {
+    std::string text, back;
+    McBase64Encode(bytes, &text);
+    EXPECT_EQ(text.size() % 4, 0u);
+    ASSERT_TRUE(McBase64Decode(text, &back)) << text;
+    EXPECT_EQ(back, bytes);
+    bytes.push_back(static_cast<char>(n * 37));
+  }
+  std::string out = "x";
+  EXPECT_FALSE(McBase64Decode("Zm9", &out));
+  EXPECT_FALSE(McBase64Decode("Zm=v", &out));
+  EXPECT_FALSE(McBase64Decode("Z===", &out));
+  EXPECT_FALSE(McBase64Decode("Zm9v\n", &out));
+  EXPECT_EQ(out, "x");
+}
+
 TEST(MemcachedMeta, flag_errors) {
   EXPECT_EQ(ErrorOf("mg\r\n"), "ERROR");
   EXPECT_EQ(ErrorOf("mz foo\r\n"), "ERROR");
@@ -122,7 +158,9 @@ TEST(MemcachedMeta, flag_errors) {
   EXPECT_EQ(ErrorOf("mg foo O" + std::string(31, 'o') + "\r\n"), "");
   EXPECT_EQ(ErrorOf("mg " + std::string(251, 'k') + " v\r\n"),
             "CLIENT_ERROR bad command line format");
-  EXPECT_EQ(ErrorOf("mg foo b\r\n"), "CLIENT_ERROR base64 keys are not supported");
+  EXPECT_EQ(ErrorOf("mg foo b\r\n"), "CLIENT_ERROR error decoding key");
+  EXPECT_EQ(ErrorOf("mg Zm9v= b\r\n"), "CLIENT_ERROR error decoding key");
+  EXPECT_EQ(ErrorOf("mg Zm9v bx\r\n"), "CLIENT_ERROR bad token in command line format");
   EXPECT_EQ(ErrorOf("mg foo s t v c f h l k u q O1 T1 N1 R1 E1 I x P\r\n"),
             "CLIENT_ERROR options flags are too long");
   EXPECT_EQ(ErrorOf("mg foo s t v c f h l k u q O1 T1 N1 R1 E1 I x\r\n"), "");

@@ -103,10 +103,20 @@ TEST(MemcachedTextWriter, meta_set_delete_arithmetic_echo_their_own_flags) {
   w.MetaStatus("NS", ParseOne("ms foo 1 c k\r\nx\r\n", McProtocol::kText), nullptr);
   w.MetaStatus("HD", ParseOne("md foo c O2\r\n", McProtocol::kText), &item);
   w.MetaValue(ParseOne("ma foo v t c\r\n", McProtocol::kText), item, "6");
-  w.MetaDebug("foo", "exp=-1 la=1 cas=5 fetch=no cls=1 size=63");
+  w.MetaDebug(ParseOne("me foo\r\n", McProtocol::kText), "exp=-1 la=1 cas=5 fetch=no cls=1 size=63");
   EXPECT_EQ(out,
             "HD c5 kfoo O1\r\nNS kfoo\r\nHD O2\r\nVA 1 t30 c5\r\n6\r\n"
             "ME foo exp=-1 la=1 cas=5 fetch=no cls=1 size=63\r\n");
+}
+
+TEST(MemcachedTextWriter, base64_keys_are_echoed_in_base64_with_b) {
+  McMetaItem item;
+  std::string out;
+  McTextWriter w(&out);
+  w.MetaStatus("HD", ParseOne("mg AAF+/w== b k\r\n", McProtocol::kText), &item);
+  w.MetaStatus("HD", ParseOne("mg AAF+/w== k b\r\n", McProtocol::kText), &item);
+  w.MetaDebug(ParseOne("me Zm9v b\r\n", McProtocol::kText), "exp=-1");
+  EXPECT_EQ(out, "HD kAAF+/w== b\r\nHD kAAF+/w== b\r\nME Zm9v exp=-1\r\n");
 }
 
 // The fields of a binary response header.

@@ -63,7 +63,7 @@ inline Parsed ParseAll(std::string_view input, McProtocol protocol, const McLimi
 // one for the whole input (same status, consumed, discard, command and error).
 inline Parsed ParseByteByByte(std::string_view input, McProtocol protocol,
                               const McLimits& limits = {}) {
-  const Parsed whole = ParseAll(input, protocol, limits);
+  Parsed whole = ParseAll(input, protocol, limits);
   for (size_t n = 0; n <= input.size(); ++n) {
     Parsed p = ParseAll(input.substr(0, n), protocol, limits);
     if (p.result.status == McParseStatus::kNeedMore) continue;
@@ -91,7 +91,7 @@ inline std::vector<McRequest> ParsePipeline(std::string_view input, McProtocol p
     const McParseResult r = ParseMcRequest(input, protocol, McLimits(), &request);
     EXPECT_EQ(r.status, McParseStatus::kRequest);
     if (r.status != McParseStatus::kRequest) break;
-    requests.push_back(request);
+    requests.push_back(std::move(request));
     input.remove_prefix(r.consumed);
   }
   return requests;
