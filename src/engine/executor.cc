@@ -71,7 +71,8 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       rows_(thread_.thd(), options.tunables),
       group_(thread_.thd(), !info.read_only, flusher, &info_.wake, stats_),
       accounts_(thread_.thd()),
-      kv_(&rows_) {
+      kv_(&rows_),
+      sweeps_expired_items_(std::strcmp(info.listener, "memcached") == 0 && info.slot == 0) {
   if (thread_.ok()) ApplyLockWaitTimeout(NowMs(), false);
 }
 
@@ -124,6 +125,7 @@ void EngineExecutor::Tick() {
   tables_.ReleaseContended();
   uint64_t now = NowMs();
   ApplyLockWaitTimeout(now, false);
+  if (sweeps_expired_items_) SweepExpiredItems(now);
   if (now - last_idle_sweep_ms_ >= 1000) {
     tables_.CloseIdle(now, options_.idle_table_close_ms);
     last_idle_sweep_ms_ = now;

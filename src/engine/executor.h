@@ -102,6 +102,9 @@ class EngineExecutor : public Executor {
   void CountResult(const Request& r, const RowResult& result);
   void ApplyLockWaitTimeout(uint64_t now_ms, bool before_batch);
   void StopWaitingForRowLocks();
+  // The sweep of expired memcached items (expiry_sweep.cc).
+  void SweepExpiredItems(uint64_t now_ms);
+  void SweepContainer(const std::string& name, uint32_t budget);
 
   const WorkerInfo info_;
   const EngineOptions options_;
@@ -126,6 +129,18 @@ class EngineExecutor : public Executor {
     uint64_t read_ms = 0;
   };
   std::unordered_map<std::string, CachedContainer> container_mapping_;
+  // The sweep of expired items, run by the memcached listener's first worker over
+  // `default` and every container it has served: per container, its indexes (a
+  // lookup, and `sweep`: the key and expiry columns on the key index) and where the
+  // next step starts.
+  struct SweptContainer {
+    ContainerBinding binding;
+    std::unique_ptr<IndexBinding> sweep;
+    std::string cursor;
+  };
+  const bool sweeps_expired_items_;
+  std::unordered_map<std::string, SweptContainer> swept_;
+  uint64_t last_expiry_sweep_ms_ = 0;
   bool group_lock_failed_ = false;    // the last group run could not lock its tables
   std::atomic<bool> interrupted_{false};  // Interrupt() was called: the worker stops
   // The lock order of the group being run (see PlanLockOrder).

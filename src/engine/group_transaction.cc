@@ -32,9 +32,9 @@ void GroupTransaction::Add(TableEntry* entry) {
   entries_.push_back(entry);
 }
 
-bool GroupTransaction::Lock(bool writes, bool locking_reads) {
+bool GroupTransaction::Lock(bool writes, bool locking_reads, bool wait) {
   if (tables_.empty()) return true;
-  if (writes && !AcquireBackupProtection()) return false;
+  if (writes && !AcquireBackupProtection(wait)) return false;
   write_statement_ = writes_ && (writes || locking_reads);
   if (writes_ && !write_statement_) LockAsReads(true);
   lock_ = mysql_lock_tables(thd_, tables_.data(), static_cast<uint>(tables_.size()), 0);
@@ -59,10 +59,11 @@ void GroupTransaction::LockAsReads(bool reads) {
 // Writes wait while FLUSH TABLES WITH READ LOCK or a backup stage blocks DML,
 // exactly as SQL's do: the protection SQL takes when it opens a table for writing,
 // held for the group only.
-bool GroupTransaction::AcquireBackupProtection() {
+bool GroupTransaction::AcquireBackupProtection(bool wait) {
   MDL_request request;
   MDL_REQUEST_INIT(&request, MDL_key::BACKUP, "", "", MDL_BACKUP_DML, MDL_STATEMENT);
-  if (thd_->mdl_context.acquire_lock(&request, global_system_variables.lock_wait_timeout)) {
+  const double timeout = wait ? global_system_variables.lock_wait_timeout : 0;
+  if (thd_->mdl_context.acquire_lock(&request, timeout)) {
     thd_->clear_error();
     return false;
   }

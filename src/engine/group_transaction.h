@@ -36,8 +36,9 @@ class GroupTransaction {
   // the group has no table); false when a lock could not be had (nothing to undo).
   // On a write worker, a group without writes whose reads need no row locks
   // (`locking_reads` false: memcached's gets) runs as a read worker's statement
-  // does: consistent reads that neither wait for nor take row locks.
-  bool Lock(bool writes, bool locking_reads = true);
+  // does: consistent reads that neither wait for nor take row locks. Without `wait`,
+  // writes do not wait for the backup protection either.
+  bool Lock(bool writes, bool locking_reads = true, bool wait = true);
 
   enum class Outcome {
     kCommitted,     // or nothing to commit: the group's answers stand
@@ -55,7 +56,7 @@ class GroupTransaction {
   uint64_t Durable() const;
 
  private:
-  bool AcquireBackupProtection();
+  bool AcquireBackupProtection(bool wait);
   void BeginWriteStatement();
   void EndWriteStatement();
   void LockAsReads(bool reads);

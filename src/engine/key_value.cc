@@ -149,12 +149,15 @@ uint64_t KeyValue::NewCas(const KvItem& item) {
   return container_->cas_column.empty() ? DerivedCas(item) : NextCas();
 }
 
-// request_: a find of the row of `key`.
-void KeyValue::FindKey(std::string_view key) {
+// request_: a find of the row of memcached's `key`.
+void KeyValue::FindKey(std::string_view key) { FindRow(KvRowKey(key)); }
+
+// request_: a find of the row whose key column holds `row_key`.
+void KeyValue::FindRow(std::string_view row_key) {
   request_.Clear();
   request_.type = RequestType::kFind;
   request_.op = FindOp::kEq;
-  request_.key.push_back(WireValue::Of(KvRowKey(key)));
+  request_.key.push_back(WireValue::Of(row_key));
   request_.limit = 1;
 }
 
@@ -476,6 +479,50 @@ void KeyValue::Remove(const McRequest& mc, OpenIndex* lookup, KvResult* result) 
   }
   if (!Delete(key, lookup, result)) return;
   result->outcome = found == Found::kPresent ? McOutcome::kSuccess : McOutcome::kMiss;
+}
+
+uint64_t KeyValue::SweepExpired(const KvContainer& container, OpenIndex* sweep,
+                                OpenIndex* lookup, uint32_t budget, std::string* cursor) {
+  container_ = &container;
+  const int64_t now = Now();
+  request_.Clear();
+  request_.type = RequestType::kFind;
+  // No key: from the index's first row.
+  request_.op = cursor->empty() ? FindOp::kGe : FindOp::kGt;
+  if (!cursor->empty()) request_.key.push_back(WireValue::Of(*cursor));
+  request_.limit = budget;
+  expired_.clear();
+  Field* key = sweep->columns()[0];
+  Field* expires = sweep->columns()[1];
+  uint32_t examined = 0;
+  const RowResult row = rows_->Read(request_, sweep, [&](size_t) {
+    ++examined;
+    cursor->clear();
+    AppendFieldText(key, &scratch_, cursor);
+    if (Expired(FieldNumber<int64_t>(expires, &scratch_), now)) expired_.push_back(*cursor);
+    return WireStatus::OK();
+  });
+  if (!row.status.ok()) return 0;
+  if (examined < budget) cursor->clear();
+  // The expiry column is the lookup index's last; the row is read again locked.
+  Field* locked_expires = lookup->columns().back();
+  uint64_t deleted = 0;
+  for (const std::string& k : expired_) {
+    FindRow(k);
+    bool still_expired = false;
+    const RowResult locked = rows_->Read(request_, lookup, [&](size_t) {
+      still_expired = Expired(FieldNumber<int64_t>(locked_expires, &scratch_), now);
+      return WireStatus::OK();
+    });
+    if (!locked.status.ok()) break;
+    if (!still_expired) continue;
+    request_.modify = ModifyOp::kDelete;
+    answer_.clear();
+    ResponseWriter w(&answer_);
+    if (!rows_->Find(request_, lookup, &w).status.ok()) break;
+    ++deleted;
+  }
+  return deleted;
 }
 
 }  // namespace rowsocket

@@ -101,6 +101,16 @@ class KeyValue {
   // A new CAS (any thread).
   static uint64_t NextCas();
 
+  // One step of the sweep of expired items, inside a write group holding `sweep`'s
+  // table: examines at most `budget` rows of the container, in key order from the key
+  // after *cursor (from the first when it is empty), through `sweep` (an open index
+  // of the key column and the expiry column on the key index), and deletes those
+  // that are expired, each read again under its row lock through `lookup`. Sets
+  // *cursor to the last key examined, or clears it once the table's end was reached.
+  // Returns the rows deleted; stops at the first error (a row locked elsewhere).
+  uint64_t SweepExpired(const KvContainer& container, OpenIndex* sweep, OpenIndex* lookup,
+                        uint32_t budget, std::string* cursor);
+
  private:
   enum class Found { kMissing, kExpired, kPresent };
   // The values a write stores for `item`, in the lookup index's column order; false
@@ -108,6 +118,7 @@ class KeyValue {
   // value columns.
   bool RowValues(const KvItem& item, std::vector<WireValue>* values, KvResult* result);
   void FindKey(std::string_view key);
+  void FindRow(std::string_view row_key);
   static uint64_t DerivedCas(const KvItem& item);
   uint64_t NewCas(const KvItem& item);
   Found Read(std::string_view key, OpenIndex* lookup, KvItem* item, KvResult* result);
@@ -132,6 +143,7 @@ class KeyValue {
   Request request_;      // the HandlerSocket request a step amounts to
   std::string answer_;   // its answer (writes)
   String scratch_;       // text of the column being read
+  std::vector<std::string> expired_;  // keys a sweep step found expired
   std::string numbers_;  // text of the numbers a write stores
 };
 

@@ -125,7 +125,11 @@ WireStatus RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& pl
     if (!CopyKey(r, k, key, key_buf)) continue;  // NULL for a NOT NULL part: no match
     if (plan.recheck_key) StoreKey(r, k, key, plan.key_offset);
 
-    int rc = h->ha_index_read_map(table->record[0], key_buf, plan.keypart_map, plan.flag);
+    // No key (the engine's own scans, never a request from the wire): the index from
+    // its first row.
+    int rc = plan.nparts == 0
+                 ? h->ha_index_first(table->record[0])
+                 : h->ha_index_read_map(table->record[0], key_buf, plan.keypart_map, plan.flag);
     while (rc == 0) {
       if (max_examined != 0 && ++examined > max_examined)
         return ErrorStatus(WireError::kRowsExamined);

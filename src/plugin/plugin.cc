@@ -37,6 +37,7 @@ char* opt_plain_secret_wr = nullptr;
 char* opt_memcached_port = nullptr;
 uint opt_memcached_threads = 0;
 my_bool opt_memcached_flush = 0;
+uint opt_memcached_sweep_rate = 10000;
 ulong opt_auth = 0;
 ulong opt_memcached_auth = 0;
 ulong opt_auth_wr = 0;
@@ -137,6 +138,12 @@ void UpdateMemcachedFlush(MYSQL_THD, struct st_mysql_sys_var*, void*, const void
 MYSQL_SYSVAR_BOOL(memcached_flush, opt_memcached_flush, PLUGIN_VAR_RQCMDARG,
                   "Whether memcached's flush_all may empty the default container's table "
                   "(logged); OFF: it answers an error", nullptr, UpdateMemcachedFlush, 0);
+MYSQL_SYSVAR_UINT(memcached_sweep_rate, opt_memcached_sweep_rate, PLUGIN_VAR_RQCMDARG,
+                  "Rows per second the sweep of expired memcached items examines in each "
+                  "container with an expiry column (deleting those expired); 0 = no sweep: "
+                  "expired items are misses until a write meets them",
+                  nullptr, (UpdateTunable<&opt_memcached_sweep_rate, &ServerTunables::memcached_sweep_rate>),
+                  10000, 0, 10000000, 0);
 MYSQL_SYSVAR_UINT(threads, opt_threads, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Worker threads of the read listener; 0 = one per CPU core", nullptr, nullptr,
                   0, 0, 256, 0);
@@ -277,6 +284,7 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
     MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(accept_balance),
     MYSQL_SYSVAR(memcached_port), MYSQL_SYSVAR(memcached_threads), MYSQL_SYSVAR(memcached_flush),
+    MYSQL_SYSVAR(memcached_sweep_rate),
     MYSQL_SYSVAR(memcached_auth),
     MYSQL_SYSVAR(plain_secret), MYSQL_SYSVAR(plain_secret_wr), MYSQL_SYSVAR(auth),
     MYSQL_SYSVAR(auth_wr),
@@ -411,6 +419,7 @@ int PluginInit(void*) {
   g_tunables.max_output_buffer.store(opt_max_output_buffer);
   g_tunables.max_input_memory.store(opt_max_input_memory);
   g_tunables.memcached_flush.store(opt_memcached_flush != 0);
+  g_tunables.memcached_sweep_rate.store(opt_memcached_sweep_rate);
   g_tunables.require_secure_transport.store(opt_require_secure_transport);
 
   EngineOptions engine;

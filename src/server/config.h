@@ -26,6 +26,9 @@ struct ServerTunables {
   std::atomic<uint32_t> max_input_memory{64 << 20};
   // memcached's flush_all may empty the default container's table.
   std::atomic<bool> memcached_flush{false};
+  // Rows per second the sweep of expired memcached items examines in each
+  // container; 0 = no sweep.
+  std::atomic<uint32_t> memcached_sweep_rate{10000};
   // Plain-text connections answer their first request `3 1 tlsrequired` and close.
   std::atomic<bool> require_secure_transport{false};
 };

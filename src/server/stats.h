@@ -57,6 +57,8 @@ namespace rowsocket {
   X(tls_handshakes_failed,                                                         \
     "connections that began a TLS handshake and were closed before it completed, "   \
     "TLS being off included")                                                       \
+  X(memcached_items_expired,                                                       \
+    "expired memcached items the sweep deleted (rowsocket_memcached_sweep_rate)")   \
   X(log_flush_wait_microseconds,                                                   \
     "summed over requests: how long answers of committed writes waited for the log flush")
 

@@ -152,6 +152,38 @@ def test_expired_items_are_misses(mc, sql):
     assert mc.get("gone") == b"new"
 
 
+def memcached_status(sql, name):
+    return int(sql.rows(f"SHOW GLOBAL STATUS LIKE 'Rowsocket_{name}'")[0][1])
+
+
+def test_the_sweep_deletes_expired_items_and_only_them(mc, sql):
+    """rowsocket_memcached_sweep_rate: expired rows are deleted in the background (as
+    binlogged row deletes), live ones stay; at 0 nothing is swept."""
+    sql.execute("SET GLOBAL rowsocket_memcached_sweep_rate = 0")
+    try:
+        mc.set_many({f"live{i}": b"v" for i in range(50)}, expire=0)
+        mc.set_many({f"later{i}": b"v" for i in range(50)}, expire=3600)
+        sql.execute("INSERT INTO rowsocket.kv (k, v, expires) SELECT CONCAT('dead', seq), 'v', "
+                    "UNIX_TIMESTAMP() - 5 FROM test.seq_1_to_300")
+        swept_before = memcached_status(sql, "memcached_items_expired")
+        time.sleep(1)   # a sweep that ran would have had ten steps by now
+        assert sql.value("SELECT COUNT(*) FROM rowsocket.kv WHERE k LIKE 'dead%'") == "300"
+        assert memcached_status(sql, "memcached_items_expired") == swept_before
+        binlog_before = sql.rows("SHOW MASTER STATUS")[0]
+        sql.execute("SET GLOBAL rowsocket_memcached_sweep_rate = 1000")
+        deadline = time.monotonic() + 30
+        while (sql.value("SELECT COUNT(*) FROM rowsocket.kv WHERE k LIKE 'dead%'") != "0"
+               and time.monotonic() < deadline):
+            time.sleep(0.1)
+        assert sql.value("SELECT COUNT(*) FROM rowsocket.kv WHERE k LIKE 'dead%'") == "0"
+        assert sql.value("SELECT COUNT(*) FROM rowsocket.kv") == "100"
+        assert memcached_status(sql, "memcached_items_expired") - swept_before == 300
+        events = sql.rows(f"SHOW BINLOG EVENTS IN '{binlog_before[0]}' FROM {binlog_before[1]}")
+        assert any(e[2] == "Delete_rows_v1" for e in events), events
+    finally:
+        sql.execute("SET GLOBAL rowsocket_memcached_sweep_rate = DEFAULT")
+
+
 def test_gets_and_cas(mc, sql):
     mc.set("c", b"1")
     value, cas = mc.gets("c")

@@ -1,0 +1,82 @@
+// The sweep of expired memcached items: EngineExecutor's part (see executor.h). The
+// memcached listener's first worker, between its turns, examines a few rows of each
+// container with an expiry column every 100 ms (rowsocket_memcached_sweep_rate rows
+// a second in all) and deletes the expired ones, each in a write transaction of the
+// same kind as a memcached delete's: binlogged, durable, with SQL's rules.
+#include "engine/server_headers.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/executor.h"
+#include "rpl_mi.h"
+#include "util/clock.h"
+
+namespace rowsocket {
+namespace {
+
+constexpr uint64_t kSweepEveryMs = 100;
+
+// A server whose rows are not its own to delete: a read_only server, a replica
+// (the primary's sweep deletes there through replication), a Galera node (every
+// node would sweep the same rows; its items are deleted when a write meets them).
+bool SweepsHere() { return !opt_readonly && !WSREP_ON && any_slave_sql_running(false) == 0; }
+
+}  // namespace
+
+void EngineExecutor::SweepExpiredItems(uint64_t now_ms) {
+  const uint32_t rate = options_.tunables->memcached_sweep_rate.load(std::memory_order_relaxed);
+  if (rate == 0 || now_ms - last_expiry_sweep_ms_ < kSweepEveryMs) return;
+  last_expiry_sweep_ms_ = now_ms;
+  if (!SweepsHere()) return;
+  const uint32_t budget = std::max<uint32_t>(1, rate / (1000 / kSweepEveryMs));
+  std::vector<std::string> names = {"default"};
+  for (const auto& [name, cached] : container_mapping_)
+    if (cached.found && name != "default") names.push_back(name);
+  for (const std::string& name : names) SweepContainer(name, budget);
+}
+
+// One step of the sweep over container `name`: one write transaction of at most
+// `budget` rows examined.
+void EngineExecutor::SweepContainer(const std::string& name, uint32_t budget) {
+  batch_start_ms_ = NowMs();  // the container mapping's age counts from it
+  const KvContainer* container = ContainerNamed(name);
+  if (container == nullptr || container->expires_column.empty() || !SchemaAllowed(container->db))
+    return;
+  SweptContainer& swept = swept_[name];
+  if (!swept.binding.lookup || !(swept.binding.container == *container)) {
+    if (!BindContainer(&swept.binding, *container).ok()) return;
+    if (swept.sweep)
+      for (auto& opened : swept.sweep->opened)
+        if (opened) retired_.push_back(std::move(opened));
+    swept.sweep = std::make_unique<IndexBinding>();
+    swept.sweep->db = container->db;
+    swept.sweep->table = container->table;
+    swept.sweep->index = swept.binding.lookup->index;
+    swept.sweep->columns = container->key_column + "," + container->expires_column;
+    swept.cursor.clear();
+  }
+  thread_.BeginBatch(SQLCOM_INSERT);
+  tables_.BeginBatch(batch_start_ms_);
+  const Opened<OpenIndex> lookup = OpenContainerIndex(swept.binding.lookup.get());
+  const Opened<OpenIndex> sweep = lookup.ok() ? OpenContainerIndex(swept.sweep.get()) : lookup;
+  if (sweep.ok()) {
+    group_.Clear();
+    group_.Add(sweep.value->entry());
+    // Nothing waits for the sweep: a row another transaction holds is left for a
+    // later pass, and so is a table under LOCK TABLES, FLUSH TABLES WITH READ LOCK or
+    // a backup. (The next batch waits again: ApplyLockWaitTimeout.)
+    StopWaitingForRowLocks();
+    thread_.thd()->variables.lock_wait_timeout = 0;
+    if (group_.Lock(true, true, /*wait=*/false)) {
+      const uint64_t deleted =
+          kv_.SweepExpired(*container, sweep.value, lookup.value, budget, &swept.cursor);
+      if (group_.End() == GroupTransaction::Outcome::kCommitted)
+        stats_->memcached_items_expired.Add(deleted);
+    }
+  }
+  retired_.clear();
+  thread_.EndBatch();
+}
+
+}  // namespace rowsocket
