@@ -45,7 +45,7 @@ DISTURBED_OTHER_CPU_PCT = 10.0
 
 class Case:
     def __init__(self, name, title, workload="get", conns=64, depth=1, keys=1,
-                 dist="uniform", issue=True, batch=1, tls=False, kv=False):
+                 dist="uniform", issue=True, batch=1, tls=False, kv=False, rows=None):
         self.name = name
         self.title = title
         self.workload = workload
@@ -57,6 +57,7 @@ class Case:
         self.batch = batch  # requests per round trip (rowsocket-bench --batch)
         self.tls = tls      # over TLS (rowsocket-bench --ssl): rowsocket only
         self.kv = kv        # the memcached container's items (rowsocket-bench --kv)
+        self.rows = rows    # keys drawn from the first `rows` rows only (None: all)
 
     def applies_to(self, target):
         """Why `target` cannot run this case, or None when it can."""
@@ -77,6 +78,7 @@ CASES = [
     Case("pk-64x1", "PK get, 64 conns, depth 1"),
     Case("pk-64x16pipe", "PK get, 64 conns, 16 pipelined", depth=16),
     Case("pk-64x16keys", "PK get, 64 conns, 16 keys per request", keys=16),
+    Case("pk-hot-64x1", "hot key: PK get of one row, 64 conns", rows=1, issue=False),
     Case("index-8x1", "secondary-index get (user_name, 4 rows), 8 conns", workload="index",
          conns=8),
     Case("pk-64x1-zipf", "PK get, 64 conns, Zipf 0.99 keys", dist="zipf", issue=False),
@@ -92,6 +94,8 @@ CASES = [
     Case("kv-get-64x1", "kv get, 64 conns, depth 1", kv=True, issue=False),
     Case("kv-get-64x16pipe", "kv get, 64 conns, 16 pipelined", depth=16, kv=True, issue=False),
     Case("kv-get-64x16keys", "kv get, 64 conns, 16 keys per request", keys=16, kv=True,
+         issue=False),
+    Case("kv-get-hot-64x1", "kv get of one item (hot key), 64 conns", rows=1, kv=True,
          issue=False),
     Case("kv-set-64x1", "kv set (upsert of the whole item), 64 conns", workload="update",
          kv=True, issue=False),
@@ -139,7 +143,7 @@ class Matrix:
                "--workload", case.workload, "--dist", case.dist,
                "--conns", str(case.conns), "--threads", str(threads),
                "--depth", str(case.depth), "--keys", str(case.keys),
-               "--rows", str(self.s.rows), "--duration", str(self.s.duration),
+               "--rows", str(case.rows or self.s.rows), "--duration", str(self.s.duration),
                "--warmup", str(self.s.warmup), "--label", f"{case.name}/{target}",
                "--json", json_path, "--no-progress"]
         if case.batch > 1:
