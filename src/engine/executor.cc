@@ -488,8 +488,10 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
     step.status = BindContainer(binding.get(), *container);
     if (!step.status.ok()) return step;
   }
+  // (Only a command that writes may insert.)
   const Opened<OpenIndex> lookup = OpenContainerIndex(binding->lookup.get());
-  const Opened<OpenIndex> insert = lookup.ok() ? OpenContainerIndex(binding->insert.get()) : lookup;
+  const Opened<OpenIndex> insert =
+      lookup.ok() && r.IsWrite() ? OpenContainerIndex(binding->insert.get()) : lookup;
   if (!insert.ok()) {
     step.status = insert.error;
     return step;
@@ -500,7 +502,7 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
   }
   step.answered = false;
   step.index = lookup.value;
-  step.insert_index = insert.value;
+  step.insert_index = r.IsWrite() ? insert.value : nullptr;
   step.container = binding.get();
   return step;
 }
