@@ -42,6 +42,11 @@ TlsConfig ServerTlsFiles();
 // Routes the server layer's log messages to MariaDB's error log.
 void LogToServerErrorLog();
 
+// Whether the running server is the MariaDB release the plugin was built for (the
+// plugin uses the server's classes directly: another release's layouts differ).
+// False, with the reason in *error, when it is not.
+bool ServerIsTheBuildTarget(std::string* error);
+
 class Server;
 // The server whose connections and statistics the information_schema tables show
 // (null while none runs). Thread-safe.

@@ -408,6 +408,11 @@ ServerConfig ConfigFromVariables() {
 
 int PluginInit(void*) {
   LogToServerErrorLog();
+  std::string wrong_server;
+  if (!ServerIsTheBuildTarget(&wrong_server)) {
+    Log(LogLevel::kError, "%s", wrong_server.c_str());
+    return 1;
+  }
   SetLogVerbosity(static_cast<int>(opt_verbose));
   g_tunables.timeout_seconds.store(opt_timeout);
   g_tunables.max_line_length.store(opt_max_line_length);
