@@ -36,8 +36,8 @@ void EngineExecutor::SweepExpiredItems(uint64_t now_ms) {
   for (const std::string& name : names) SweepContainer(name, budget);
 }
 
-// One step of the sweep over container `name`: one write transaction of at most
-// `budget` rows examined.
+// One step of the sweep over container `name`: a read of at most `budget` rows, then
+// a write transaction for the expired ones among them.
 void EngineExecutor::SweepContainer(const std::string& name, uint32_t budget) {
   batch_start_ms_ = NowMs();  // the container mapping's age counts from it
   const KvContainer* container = ContainerNamed(name);
@@ -56,21 +56,28 @@ void EngineExecutor::SweepContainer(const std::string& name, uint32_t budget) {
     swept.sweep->columns = container->key_column + "," + container->expires_column;
     swept.cursor.clear();
   }
+  // Nothing waits for the sweep: a row another transaction holds is left for a
+  // later pass, and so is a table under LOCK TABLES, FLUSH TABLES WITH READ LOCK or
+  // a backup. (The next batch waits again: ApplyLockWaitTimeout.)
+  StopWaitingForRowLocks();
+  thread_.thd()->variables.lock_wait_timeout = 0;
   thread_.BeginBatch(SQLCOM_INSERT);
   tables_.BeginBatch(batch_start_ms_);
   const Opened<OpenIndex> lookup = OpenContainerIndex(swept.binding.lookup.get());
   const Opened<OpenIndex> sweep = lookup.ok() ? OpenContainerIndex(swept.sweep.get()) : lookup;
   if (sweep.ok()) {
+    // The rows are examined as a get reads them (no row locks), the expired ones
+    // deleted in a transaction of their own.
     group_.Clear();
     group_.Add(sweep.value->entry());
-    // Nothing waits for the sweep: a row another transaction holds is left for a
-    // later pass, and so is a table under LOCK TABLES, FLUSH TABLES WITH READ LOCK or
-    // a backup. (The next batch waits again: ApplyLockWaitTimeout.)
-    StopWaitingForRowLocks();
-    thread_.thd()->variables.lock_wait_timeout = 0;
-    if (group_.Lock(true, true, /*wait=*/false)) {
-      const uint64_t deleted =
-          kv_.SweepExpired(*container, sweep.value, lookup.value, budget, &swept.cursor);
+    if (group_.Lock(false, /*locking_reads=*/false, /*wait=*/false))
+      kv_.FindExpired(sweep.value, budget, &swept.cursor);
+    group_.End();
+    if (kv_.FoundExpired()) {
+      group_.Clear();
+      group_.Add(lookup.value->entry());
+      uint64_t deleted = 0;
+      if (group_.Lock(true, true, /*wait=*/false)) deleted = kv_.DeleteExpired(lookup.value);
       if (group_.End() == GroupTransaction::Outcome::kCommitted)
         stats_->memcached_items_expired.Add(deleted);
     }

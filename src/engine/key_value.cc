@@ -481,9 +481,7 @@ void KeyValue::Remove(const McRequest& mc, OpenIndex* lookup, KvResult* result) 
   result->outcome = found == Found::kPresent ? McOutcome::kSuccess : McOutcome::kMiss;
 }
 
-uint64_t KeyValue::SweepExpired(const KvContainer& container, OpenIndex* sweep,
-                                OpenIndex* lookup, uint32_t budget, std::string* cursor) {
-  container_ = &container;
+void KeyValue::FindExpired(OpenIndex* sweep, uint32_t budget, std::string* cursor) {
   const int64_t now = Now();
   request_.Clear();
   request_.type = RequestType::kFind;
@@ -502,16 +500,19 @@ uint64_t KeyValue::SweepExpired(const KvContainer& container, OpenIndex* sweep,
     if (Expired(FieldNumber<int64_t>(expires, &scratch_), now)) expired_.push_back(*cursor);
     return WireStatus::OK();
   });
-  if (!row.status.ok()) return 0;
-  if (examined < budget) cursor->clear();
-  // The expiry column is the lookup index's last; the row is read again locked.
-  Field* locked_expires = lookup->columns().back();
+  if (!row.status.ok()) expired_.clear();
+  if (!row.status.ok() || examined < budget) cursor->clear();
+}
+
+uint64_t KeyValue::DeleteExpired(OpenIndex* lookup) {
+  const int64_t now = Now();
+  Field* expires = lookup->columns().back();
   uint64_t deleted = 0;
   for (const std::string& k : expired_) {
     FindRow(k);
     bool still_expired = false;
     const RowResult locked = rows_->Read(request_, lookup, [&](size_t) {
-      still_expired = Expired(FieldNumber<int64_t>(locked_expires, &scratch_), now);
+      still_expired = Expired(FieldNumber<int64_t>(expires, &scratch_), now);
       return WireStatus::OK();
     });
     if (!locked.status.ok()) break;
@@ -522,6 +523,7 @@ uint64_t KeyValue::SweepExpired(const KvContainer& container, OpenIndex* sweep,
     if (!rows_->Find(request_, lookup, &w).status.ok()) break;
     ++deleted;
   }
+  expired_.clear();
   return deleted;
 }
 

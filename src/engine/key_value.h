@@ -101,15 +101,18 @@ class KeyValue {
   // A new CAS (any thread).
   static uint64_t NextCas();
 
-  // One step of the sweep of expired items, inside a write group holding `sweep`'s
-  // table: examines at most `budget` rows of the container, in key order from the key
-  // after *cursor (from the first when it is empty), through `sweep` (an open index
-  // of the key column and the expiry column on the key index), and deletes those
-  // that are expired, each read again under its row lock through `lookup`. Sets
-  // *cursor to the last key examined, or clears it once the table's end was reached.
-  // Returns the rows deleted; stops at the first error (a row locked elsewhere).
-  uint64_t SweepExpired(const KvContainer& container, OpenIndex* sweep, OpenIndex* lookup,
-                        uint32_t budget, std::string* cursor);
+  // The sweep of expired items, one step in two groups. FindExpired, in a group of
+  // reads holding `sweep`'s table: examines at most `budget` rows in key order from
+  // the key after *cursor (from the first when it is empty) through `sweep` (an open
+  // index of the key column and the expiry column on the key index), and keeps the
+  // keys of the expired ones; sets *cursor to the last key examined, or clears it
+  // once the table's end was reached. DeleteExpired, in a write group: deletes the
+  // rows kept that are still expired, each read again under its row lock through
+  // `lookup` (whose last column is the expiry column); returns the rows deleted,
+  // stopping at the first error (a row another transaction holds).
+  void FindExpired(OpenIndex* sweep, uint32_t budget, std::string* cursor);
+  bool FoundExpired() const { return !expired_.empty(); }
+  uint64_t DeleteExpired(OpenIndex* lookup);
 
  private:
   enum class Found { kMissing, kExpired, kPresent };

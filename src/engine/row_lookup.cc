@@ -11,6 +11,10 @@ bool LookUpRow(THD* thd, std::string_view db, std::string_view table,
   const LEX_CSTRING table_lex = {table_name.c_str(), table_name.size()};
   bool found = false;
   row->clear();
+  // A consistent read, as a SELECT's: it neither waits for nor takes row locks
+  // (InnoDB locks the rows a TL_READ reads in any other statement).
+  const enum_sql_command command = thd->lex->sql_command;
+  thd->lex->sql_command = SQLCOM_SELECT;
   {
     start_new_trans new_trans(thd);
     TABLE_LIST tl;
@@ -47,6 +51,7 @@ bool LookUpRow(THD* thd, std::string_view db, std::string_view table,
     }
     new_trans.restore_old_transaction();
   }
+  thd->lex->sql_command = command;
   thd->clear_error();
   return found;
 }

@@ -339,7 +339,7 @@ def test_memcapable_passes(memcached_port, container, protocol):
 
 
 @pytest.fixture
-def users(sql, container):
+def users(sql, container, memcached_port):
     sql.execute("DROP TABLE IF EXISTS test.mc_users")
     sql.execute("CREATE TABLE test.mc_users (id INT AUTO_INCREMENT PRIMARY KEY, "
                 "email VARCHAR(100) NOT NULL UNIQUE, name VARCHAR(50), city VARCHAR(50)) "
@@ -348,6 +348,18 @@ def users(sql, container):
     sql.execute("REPLACE INTO rowsocket.containers (name, db_schema, db_table, key_column, "
                 "value_columns, value_separator) "
                 "VALUES ('users', 'test', 'mc_users', 'email', 'name,city', '|')")
+    # Mapping changes reach the listener's workers within a second.
+    probe = Raw(memcached_port)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        probe.send(b"get @@users.ann@x\r\n")
+        answer = probe.read_until(b"\r\n")
+        if answer.startswith(b"VALUE"):
+            answer += probe.read_until(b"END\r\n")
+        if answer == b"VALUE @@users.ann@x 0 9\r\nAnn|Paris\r\nEND\r\n":
+            break
+        time.sleep(0.05)
+    probe.close()
     yield
     sql.execute("DELETE FROM rowsocket.containers WHERE name = 'users'")
 
