@@ -1,5 +1,5 @@
 // Listener: socket(), bind() and listen() for one port, non-blocking, the epoll set
-// its workers share and its wake-ups.
+// its workers share (epoll loop) and its wake-ups.
 #include "server/listener.h"
 
 #include <fcntl.h>
@@ -37,9 +37,9 @@ void* const Listener::kStopTag = reinterpret_cast<void*>(2);
 void* const Listener::kDurableTag = reinterpret_cast<void*>(3);
 
 Listener::Listener(const char* name, bool read_only, AuthMode auth, std::string secret,
-                   size_t workers, WireProtocol protocol)
+                   size_t workers, WireProtocol protocol, IoLoop io)
     : name_(name), read_only_(read_only), auth_(auth), secret_(std::move(secret)),
-      protocol_(protocol), workers_(workers) {}
+      protocol_(protocol), workers_(workers), io_(io) {}
 
 // Workers have gone (Server joins them first); their last one closed the connections
 // unless it never started.
@@ -71,6 +71,7 @@ bool Listener::Open(const std::string& address, const std::string& port, int bac
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0) {
       fd_ = fd;
+      backlog_ = backlog;
       break;
     }
     last_error = std::strerror(errno);
@@ -92,7 +93,17 @@ bool Listener::Open(const std::string& address, const std::string& port, int bac
     Close();
     return false;
   }
-  connections_ = std::make_unique<ConnectionTable>(epoll_fd_, workers_);
+  if (io_ == IoLoop::kIoUring) {
+    for (size_t i = 0; i < workers_; ++i) {
+      wake_fds_.push_back(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+      if (wake_fds_.back() < 0) {
+        *error = std::string("eventfd for ") + name_ + " port: " + std::strerror(errno);
+        Close();
+        return false;
+      }
+    }
+  }
+  connections_ = std::make_unique<ConnectionTable>(workers_);
   return true;
 }
 
@@ -101,6 +112,8 @@ void Listener::Close() {
   CloseFd(&epoll_fd_);
   CloseFd(&stop_fd_);
   CloseFd(&durable_fd_);
+  for (int& fd : wake_fds_) CloseFd(&fd);
+  wake_fds_.clear();
 }
 
 void Listener::ArmAccept() {
@@ -133,8 +146,16 @@ void Listener::RequestStop() {
 
 void Listener::WakeForDurable() {
   connections_->NoteDurable();
-  if (durable_wake_pending_.exchange(true, std::memory_order_acq_rel)) return;
   uint64_t one = 1;
+  if (io_ == IoLoop::kIoUring) {
+    // Held connections are their home worker's: each ring reads its own counter.
+    for (int fd : wake_fds_) {
+      ssize_t ignored = ::write(fd, &one, sizeof one);
+      (void)ignored;
+    }
+    return;
+  }
+  if (durable_wake_pending_.exchange(true, std::memory_order_acq_rel)) return;
   ssize_t ignored = ::write(durable_fd_, &one, sizeof one);
   (void)ignored;
 }

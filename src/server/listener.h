@@ -1,12 +1,14 @@
 // Listener: one listening TCP socket (the read or the write port), the facts every
 // connection accepted on it shares (read-only or not, its secret, TLS), and what its
-// workers serve together: one epoll set and the table of its connections.
+// workers serve together: the table of its connections and their wake-ups.
 //
-// Every worker of a listener waits on the same epoll set, where each connection is
-// registered once, edge-triggered. A readiness reaches one worker, which owns the
-// connection if it is free (ClientConnection::Acquire) and serves it in its next turn: a
-// connection is served by whichever worker is free, and a worker's turn takes every
-// connection that is ready, whichever worker served it last. Which connections exist,
+// With the epoll loop every worker of a listener waits on the same epoll set, where
+// each connection is registered once, edge-triggered. A readiness reaches one worker,
+// which owns the connection if it is free (ClientConnection::Acquire) and serves it in
+// its next turn: a connection is served by whichever worker is free, and a worker's
+// turn takes every connection that is ready, whichever worker served it last. With
+// io_uring each worker has its own ring and serves the connections it accepted; the
+// listener gives each worker its own wake-up for durable answers (wake_fd). Which connections exist,
 // when they are freed and who holds answers that wait for a log flush is the
 // ConnectionTable's business (connection_table.h).
 //
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "server/config.h"
 #include "server/connection_table.h"
@@ -33,9 +36,9 @@ class Listener {
   static void* const kStopTag;
   static void* const kDurableTag;
 
-  // `workers`: how many workers will serve it.
+  // `workers`: how many workers will serve it; `io`: their loop.
   Listener(const char* name, bool read_only, AuthMode auth, std::string secret, size_t workers,
-           WireProtocol protocol = WireProtocol::kHandlerSocket);
+           WireProtocol protocol = WireProtocol::kHandlerSocket, IoLoop io = IoLoop::kEpoll);
   ~Listener();  // closes the connections left, then the sockets
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
@@ -48,12 +51,16 @@ class Listener {
 
   int fd() const { return fd_; }
   int epoll_fd() const { return epoll_fd_; }
+  int stop_fd() const { return stop_fd_; }
+  // io_uring: worker `slot`'s eventfd, written when a batch becomes durable.
+  int wake_fd(size_t slot) const { return wake_fds_[slot]; }
   const char* name() const { return name_; }
   bool read_only() const { return read_only_; }
   AuthMode auth() const { return auth_; }
   WireProtocol protocol() const { return protocol_; }
   const std::string& secret() const { return secret_; }
   size_t workers() const { return workers_; }
+  int backlog() const { return backlog_; }
 
   // TLS for its connections: `tls` (null: TLS is off) and the tunables that say
   // whether plain text is refused. Before workers start; both outlive the listener.
@@ -87,11 +94,15 @@ class Listener {
   }
   // Any worker, every loop turn: arms the listening socket once its pause is over.
   void ResumeAcceptIfDue(uint64_t now_ms);
+  // Accepting is paused at `now_ms` (io_uring workers arm their accepts themselves).
+  bool AcceptPaused(uint64_t now_ms) const {
+    return now_ms < accept_resume_ms_.load(std::memory_order_acquire);
+  }
   // Every worker's next wait returns kStopTag (any thread).
   void RequestStop();
   // A batch became durable (any thread): one worker's next wait returns kDurableTag
-  // (wake-ups that arrive before that worker takes it are one), and stopping workers
-  // waiting for held answers wake up.
+  // (io_uring: every worker's wake_fd is written), and stopping workers waiting for
+  // held answers wake up. Wake-ups that arrive before a worker takes them are one.
   void WakeForDurable();
   // The worker that took kDurableTag: lets later wake-ups through again.
   void TakeDurableWake();
@@ -103,13 +114,16 @@ class Listener {
   std::string secret_;
   WireProtocol protocol_;
   const size_t workers_;
+  const IoLoop io_;
   const TlsContext* tls_ = nullptr;
   const ServerTunables* tunables_ = nullptr;
   std::atomic<uint32_t> tls_open_{0};
   int fd_ = -1;
+  int backlog_ = 0;
   int epoll_fd_ = -1;
   int stop_fd_ = -1;     // eventfd, level-triggered, never drained
   int durable_fd_ = -1;  // eventfd, one-shot
+  std::vector<int> wake_fds_;  // io_uring: an eventfd per worker, read by its ring
   std::atomic<bool> durable_wake_pending_{false};
   std::atomic<uint64_t> accept_resume_ms_{0};  // 0: accepting is not paused
   std::atomic<uint64_t> accept_pause_ms_{0};   // the last pause, 0 after a success
