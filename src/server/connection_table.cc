@@ -15,8 +15,12 @@ namespace rowsocket {
 
 ConnectionTable::ConnectionTable(size_t workers)
     : waiting_epoch_(new std::atomic<uint64_t>[std::max<size_t>(workers, 1)]),
-      workers_(std::max<size_t>(workers, 1)) {
-  for (size_t i = 0; i < workers_; ++i) waiting_epoch_[i].store(kNotWaiting);
+      workers_(std::max<size_t>(workers, 1)),
+      homed_(new std::atomic<uint32_t>[std::max<size_t>(workers, 1)]) {
+  for (size_t i = 0; i < workers_; ++i) {
+    waiting_epoch_[i].store(kNotWaiting);
+    homed_[i].store(0);
+  }
 }
 
 ConnectionTable::~ConnectionTable() { CloseAll(); }
@@ -36,6 +40,7 @@ ClientConnection* ConnectionTable::Add(std::unique_ptr<ClientConnection> connect
     c->table_slot_ = list_.size();
     list_.push_back(std::move(connection));
   }
+  if (c->home() >= 0) homed_[static_cast<size_t>(c->home())].fetch_add(1, std::memory_order_relaxed);
   return c;
 }
 
@@ -61,6 +66,7 @@ void ConnectionTable::ChargeInput(ClientConnection* c) {
 void ConnectionTable::Close(ClientConnection* c) {
   std::unique_ptr<ClientConnection> owned;
   Unlist(c, &owned);
+  if (c->home() >= 0) homed_[static_cast<size_t>(c->home())].fetch_sub(1, std::memory_order_relaxed);
   input_bytes_.fetch_sub(c->input_charged_, std::memory_order_relaxed);
   c->CloseSocket();
   open_.fetch_sub(1, std::memory_order_relaxed);

@@ -75,6 +75,8 @@ class ConnectionTable {
   void CloseAll();
   // Connections open now (admitted and not closed).
   uint32_t open() const { return open_.load(std::memory_order_relaxed); }
+  // Listed connections whose home is worker `worker` (io_uring).
+  uint32_t homed(size_t worker) const { return homed_[worker].load(std::memory_order_relaxed); }
 
   // The caller owns `c`: counts its input buffer as it is now.
   void ChargeInput(ClientConnection* c);
@@ -151,6 +153,7 @@ class ConnectionTable {
   std::unique_ptr<std::atomic<uint64_t>[]> waiting_epoch_;
   const size_t workers_;
   std::atomic<int> running_{0};  // workers with an executor
+  std::unique_ptr<std::atomic<uint32_t>[]> homed_;  // per worker, see homed()
 
   std::atomic<uint64_t> last_sweep_ms_{0};
 };

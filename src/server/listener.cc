@@ -94,6 +94,7 @@ bool Listener::Open(const std::string& address, const std::string& port, int bac
     return false;
   }
   if (io_ == IoLoop::kIoUring) {
+    inboxes_ = std::make_unique<Inbox[]>(workers_);
     for (size_t i = 0; i < workers_; ++i) {
       wake_fds_.push_back(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
       if (wake_fds_.back() < 0) {
@@ -114,6 +115,33 @@ void Listener::Close() {
   CloseFd(&durable_fd_);
   for (int& fd : wake_fds_) CloseFd(&fd);
   wake_fds_.clear();
+  for (size_t i = 0; inboxes_ && i < workers_; ++i) {
+    for (Accepted& a : inboxes_[i].accepted) CloseFd(&a.fd);  // never taken
+  }
+  inboxes_.reset();
+}
+
+void Listener::HandOff(size_t slot, const Accepted& accepted) {
+  Inbox& inbox = inboxes_[slot];
+  {
+    std::lock_guard<std::mutex> lock(inbox.mutex);
+    inbox.accepted.push_back(accepted);
+    inbox.size.store(static_cast<uint32_t>(inbox.accepted.size()), std::memory_order_relaxed);
+  }
+  uint64_t one = 1;
+  ssize_t ignored = ::write(wake_fds_[slot], &one, sizeof one);
+  (void)ignored;
+}
+
+bool Listener::TakeHandedOff(size_t slot, Accepted* accepted) {
+  Inbox& inbox = inboxes_[slot];
+  if (inbox.size.load(std::memory_order_relaxed) == 0) return false;
+  std::lock_guard<std::mutex> lock(inbox.mutex);
+  if (inbox.accepted.empty()) return false;
+  *accepted = inbox.accepted.back();
+  inbox.accepted.pop_back();
+  inbox.size.store(static_cast<uint32_t>(inbox.accepted.size()), std::memory_order_relaxed);
+  return true;
 }
 
 void Listener::ArmAccept() {

@@ -19,11 +19,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "server/config.h"
 #include "server/connection_table.h"
+#include "server/event_loop.h"
 
 namespace rowsocket {
 
@@ -52,8 +54,18 @@ class Listener {
   int fd() const { return fd_; }
   int epoll_fd() const { return epoll_fd_; }
   int stop_fd() const { return stop_fd_; }
-  // io_uring: worker `slot`'s eventfd, written when a batch becomes durable.
+  // io_uring: worker `slot`'s eventfd, written when a batch becomes durable or a
+  // connection is handed to it.
   int wake_fd(size_t slot) const { return wake_fds_[slot]; }
+
+  // io_uring: a connection one worker accepted for worker `slot`, which serves fewer
+  // (any thread); the worker takes it in its next turn.
+  void HandOff(size_t slot, const Accepted& accepted);
+  bool TakeHandedOff(size_t slot, Accepted* accepted);
+  // Connections handed to worker `slot` and not taken yet.
+  uint32_t handed_off(size_t slot) const {
+    return inboxes_[slot].size.load(std::memory_order_relaxed);
+  }
   const char* name() const { return name_; }
   bool read_only() const { return read_only_; }
   AuthMode auth() const { return auth_; }
@@ -124,6 +136,12 @@ class Listener {
   int stop_fd_ = -1;     // eventfd, level-triggered, never drained
   int durable_fd_ = -1;  // eventfd, one-shot
   std::vector<int> wake_fds_;  // io_uring: an eventfd per worker, read by its ring
+  struct Inbox {
+    std::mutex mutex;
+    std::vector<Accepted> accepted;
+    std::atomic<uint32_t> size{0};
+  };
+  std::unique_ptr<Inbox[]> inboxes_;  // io_uring: per worker, see HandOff
   std::atomic<bool> durable_wake_pending_{false};
   std::atomic<uint64_t> accept_resume_ms_{0};  // 0: accepting is not paused
   std::atomic<uint64_t> accept_pause_ms_{0};   // the last pause, 0 after a success

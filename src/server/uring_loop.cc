@@ -96,6 +96,7 @@ class UringLoop final : public EventLoop {
   void Received(ClientConnection* c, const io_uring_cqe& cqe);
   void Cancel(uint64_t data);
   bool NearLimit() const;
+  size_t LeastLoaded() const;
 
   Listener* listener_;
   ConnectionTable* connections_;
@@ -296,8 +297,9 @@ void UringLoop::Complete(const io_uring_cqe& cqe, LoopEvents* events,
       case kStopOp:
         events->stop = true;
         break;
-      case kWakeOp:
+      case kWakeOp:  // a durable batch, or a connection handed to this worker
         events->durable = true;
+        events->accept = true;
         if (!stopped_) ArmLoop(kWakeOp);
         break;
       default:
@@ -404,12 +406,30 @@ bool UringLoop::Watch(ClientConnection* c) {
   return !c->io().failed;
 }
 
+// The listener's workers whose rings accept all see a new connection, and the first
+// to look takes it: left alone, one worker would take nearly all. So a connection
+// goes to the worker serving the fewest (this one when it is among them).
+size_t UringLoop::LeastLoaded() const {
+  auto load = [this](size_t w) { return connections_->homed(w) + listener_->handed_off(w); };
+  size_t best = slot_;
+  for (size_t w = 0; w < listener_->workers(); ++w) {
+    if (load(w) < load(best)) best = w;
+  }
+  return best;
+}
+
 bool UringLoop::Accept(Accepted* accepted, int* error) {
   *error = 0;
-  if (accepted_next_ < accepted_.size()) {
-    *accepted = accepted_[accepted_next_++];
-    return true;
+  while (accepted_next_ < accepted_.size()) {
+    const Accepted& a = accepted_[accepted_next_++];
+    const size_t home = LeastLoaded();
+    if (home == slot_) {
+      *accepted = a;
+      return true;
+    }
+    listener_->HandOff(home, a);
   }
+  if (listener_->TakeHandedOff(slot_, accepted)) return true;
   accepted_.clear();
   accepted_next_ = 0;
   std::swap(*error, accept_error_);
