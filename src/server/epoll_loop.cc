@@ -94,11 +94,19 @@ bool EpollLoop::Watch(ClientConnection* c) {
 // The listening socket is armed again once the backlog is empty, unless descriptors
 // ran out (the caller pauses accepting, and ResumeAccept arms it after the pause).
 bool EpollLoop::Accept(Accepted* accepted, int* error) {
+  if (AcceptFrom(*listener_, accepted, error)) return true;
+  if (*error == 0) listener_->ArmAccept();
+  return false;
+}
+
+}  // namespace
+
+bool AcceptFrom(const Listener& listener, Accepted* accepted, int* error) {
   static LogLimit accept_failed;
   *error = 0;
   for (;;) {
     socklen_t peer_len = sizeof accepted->peer;
-    accepted->fd = accept4(listener_->fd(), reinterpret_cast<sockaddr*>(&accepted->peer),
+    accepted->fd = accept4(listener.fd(), reinterpret_cast<sockaddr*>(&accepted->peer),
                            &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (accepted->fd >= 0) return true;
     const int e = errno;
@@ -108,14 +116,11 @@ bool EpollLoop::Accept(Accepted* accepted, int* error) {
       return false;
     }
     if (e != EAGAIN && e != EWOULDBLOCK)
-      LogLimited(&accept_failed, LogLevel::kWarning, "accept on %s port: %s", listener_->name(),
+      LogLimited(&accept_failed, LogLevel::kWarning, "accept on %s port: %s", listener.name(),
                  std::strerror(e));
-    listener_->ArmAccept();
     return false;
   }
 }
-
-}  // namespace
 
 std::unique_ptr<EventLoop> NewEpollLoop(Listener* listener, uint32_t readsize) {
   return std::make_unique<EpollLoop>(listener, readsize);

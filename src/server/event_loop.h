@@ -7,7 +7,7 @@
 //    edge-triggered epoll set; a connection is served by whichever worker is free.
 //    Reads and writes are recv() and send() calls in the turn.
 //  - io_uring (uring_loop.cc): each worker has its own ring; a connection belongs to
-//    the worker whose multishot accept took it. Input arrives by multishot receives
+//    the worker it was given to at accept. Input arrives by multishot receives
 //    into a ring of provided buffers and waits in the connection until its next turn;
 //    answers leave as send operations that the next wait submits, all of a turn's in
 //    one io_uring_enter. TLS connections stay on a readiness path (a multishot poll)
@@ -81,12 +81,16 @@ class EventLoop {
 };
 
 // The loops. `slot`: the worker's number among its listener's workers; `readsize`:
-// bytes asked from the socket per read; `tunables`: the connection limit, which
-// io_uring's accepts keep an eye on.
+// bytes asked from the socket per read.
 std::unique_ptr<EventLoop> NewEpollLoop(Listener* listener, uint32_t readsize);
 // Null, with *error set, if the ring cannot be made.
 std::unique_ptr<EventLoop> NewUringLoop(Listener* listener, size_t slot, uint32_t readsize,
-                                        const ServerTunables* tunables, std::string* error);
+                                        std::string* error);
+// Accepts one connection from the listener's socket (non-blocking). False when the
+// backlog is empty (*error 0) or accepting failed for want of descriptors or memory
+// (*error: the errno); other failures are logged and end the attempt. Any thread.
+bool AcceptFrom(const Listener& listener, Accepted* accepted, int* error);
+
 // Whether this kernel (and its sysctls and seccomp filters) lets rowsocket use
 // io_uring; if not, *why says why. Any thread.
 bool UringAvailable(std::string* why);

@@ -71,7 +71,6 @@ bool Listener::Open(const std::string& address, const std::string& port, int bac
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0) {
       fd_ = fd;
-      backlog_ = backlog;
       break;
     }
     last_error = std::strerror(errno);

@@ -66,13 +66,20 @@ class Listener {
   uint32_t handed_off(size_t slot) const {
     return inboxes_[slot].size.load(std::memory_order_relaxed);
   }
+  // io_uring: worker `slot` runs a batch (it may wait for a lock for seconds, and
+  // the connections handed to it with it); a no-op with epoll.
+  void BatchRunning(size_t slot, bool running) {
+    if (inboxes_) inboxes_[slot].batch_running.store(running, std::memory_order_relaxed);
+  }
+  bool batch_running(size_t slot) const {
+    return inboxes_[slot].batch_running.load(std::memory_order_relaxed);
+  }
   const char* name() const { return name_; }
   bool read_only() const { return read_only_; }
   AuthMode auth() const { return auth_; }
   WireProtocol protocol() const { return protocol_; }
   const std::string& secret() const { return secret_; }
   size_t workers() const { return workers_; }
-  int backlog() const { return backlog_; }
 
   // TLS for its connections: `tls` (null: TLS is off) and the tunables that say
   // whether plain text is refused. Before workers start; both outlive the listener.
@@ -131,7 +138,6 @@ class Listener {
   const ServerTunables* tunables_ = nullptr;
   std::atomic<uint32_t> tls_open_{0};
   int fd_ = -1;
-  int backlog_ = 0;
   int epoll_fd_ = -1;
   int stop_fd_ = -1;     // eventfd, level-triggered, never drained
   int durable_fd_ = -1;  // eventfd, one-shot
@@ -140,6 +146,7 @@ class Listener {
     std::mutex mutex;
     std::vector<Accepted> accepted;
     std::atomic<uint32_t> size{0};
+    std::atomic<bool> batch_running{false};
   };
   std::unique_ptr<Inbox[]> inboxes_;  // io_uring: per worker, see HandOff
   std::atomic<bool> durable_wake_pending_{false};

@@ -1,5 +1,13 @@
 // The io_uring loop (see event_loop.h): one ring per worker, serving the connections
-// its multishot accept took. Runs on its worker's thread (the ring is single-issuer).
+// it was given at accept. Runs on its worker's thread (the ring is single-issuer).
+//
+// Accepting: every ring keeps a multishot poll on the listening socket, and a worker
+// it wakes accepts what the backlog holds, one at a time, giving each connection to
+// the worker of the listener serving the fewest (Listener::HandOff). Not io_uring's
+// multishot accept: its wake-up is exclusive, and the one ring it wakes may belong
+// to a worker stuck in a batch (waiting for a row lock, say) that accepts, and serves
+// the connection, only when the batch ends; a poll wakes every ring, and the rings of
+// workers in a batch just find the backlog empty later.
 //
 // Per plain connection the kernel keeps one multishot receive armed; what it brings
 // lands in a ring of provided buffers, is copied into the connection's IoState and
@@ -72,9 +80,9 @@ bool InitRing(io_uring* ring, std::string* error) {
 
 class UringLoop final : public EventLoop {
  public:
-  UringLoop(Listener* listener, size_t slot, uint32_t readsize, const ServerTunables* tunables)
+  UringLoop(Listener* listener, size_t slot, uint32_t readsize)
       : listener_(listener), connections_(&listener->connections()), slot_(slot),
-        tunables_(tunables), scratch_(readsize) {}
+        scratch_(readsize) {}
   ~UringLoop() override;
 
   bool Open(std::string* error);
@@ -98,13 +106,11 @@ class UringLoop final : public EventLoop {
   void Completed(ClientConnection* c, const io_uring_cqe& cqe);
   void Received(ClientConnection* c, const io_uring_cqe& cqe);
   void Cancel(uint64_t data);
-  bool NearLimit() const;
   size_t LeastLoaded() const;
 
   Listener* listener_;
   ConnectionTable* connections_;
   const size_t slot_;
-  const ServerTunables* tunables_;
   io_uring ring_{};
   bool ring_made_ = false;
   io_uring_buf_ring* buffer_ring_ = nullptr;  // mmap'ed, registered with the ring
@@ -113,11 +119,7 @@ class UringLoop final : public EventLoop {
   std::vector<char> scratch_;                 // the readiness path's reads
   uint64_t wake_value_ = 0;                   // what reading the wake eventfd brings
   size_t in_flight_ = 0;                      // all operations not completed yet
-  bool accepting_ = false;                    // an accept is armed
-  bool accepting_many_ = false;               // ... and it is multishot
-  int accept_error_ = 0;                      // what ended it, if an error did
-  std::vector<Accepted> accepted_;            // completed accepts, taken from accepted_next_
-  size_t accepted_next_ = 0;
+  bool accepting_ = false;                    // the listening socket's poll is armed
   bool stopped_ = false;
 };
 
@@ -287,15 +289,6 @@ void UringLoop::Complete(const io_uring_cqe& cqe, LoopEvents* events,
   if (c == nullptr) {
     switch (cqe.user_data) {
       case kAcceptOp:
-        if (cqe.res >= 0) {
-          Accepted a{};
-          a.fd = cqe.res;
-          socklen_t len = sizeof a.peer;
-          getpeername(a.fd, reinterpret_cast<sockaddr*>(&a.peer), &len);
-          accepted_.push_back(a);
-        } else if (cqe.res != -ECANCELED && cqe.res != -EINTR && cqe.res != -ECONNABORTED) {
-          accept_error_ = -cqe.res;
-        }
         if (!more) accepting_ = false;  // armed again by ResumeAccept
         events->accept = true;
         break;
@@ -413,62 +406,36 @@ bool UringLoop::Watch(ClientConnection* c) {
 
 // The listener's workers whose rings accept all see a new connection, and the first
 // to look takes it: left alone, one worker would take nearly all. So a connection
-// goes to the worker serving the fewest (this one when it is among them).
+// goes to the worker serving the fewest among those not running a batch (which may
+// wait for a lock for seconds); this one is not.
 size_t UringLoop::LeastLoaded() const {
   auto load = [this](size_t w) { return connections_->homed(w) + listener_->handed_off(w); };
   size_t best = slot_;
   for (size_t w = 0; w < listener_->workers(); ++w) {
-    if (load(w) < load(best)) best = w;
+    if (load(w) < load(best) && !listener_->batch_running(w)) best = w;
   }
   return best;
 }
 
+// Connections handed to this worker first, then the backlog. When descriptors run
+// out the poll is cancelled until the pause is over (ResumeAccept).
 bool UringLoop::Accept(Accepted* accepted, int* error) {
   *error = 0;
-  while (accepted_next_ < accepted_.size()) {
-    const Accepted& a = accepted_[accepted_next_++];
-    const size_t home = LeastLoaded();
-    if (home == slot_) {
-      *accepted = a;
-      return true;
-    }
-    listener_->HandOff(home, a);
-  }
   if (listener_->TakeHandedOff(slot_, accepted)) return true;
-  accepted_.clear();
-  accepted_next_ = 0;
-  std::swap(*error, accept_error_);
+  while (AcceptFrom(*listener_, accepted, error)) {
+    const size_t home = LeastLoaded();
+    if (home == slot_) return true;
+    listener_->HandOff(home, *accepted);
+  }
+  if (*error != 0 && accepting_) Cancel(kAcceptOp);
   return false;
 }
 
-// A multishot accept takes what the backlog holds at once, each connection holding a
-// descriptor until the turn admits or refuses it. Within a backlog of the connection
-// limit, accepts are one at a time, so that a crowd beyond the limit is refused
-// without running the process out of descriptors (the limit leaves them for SQL).
-bool UringLoop::NearLimit() const {
-  const uint32_t limit = tunables_->max_connections.load(std::memory_order_relaxed);
-  return uint64_t{connections_->open()} + listener_->backlog() >= limit;
-}
-
-// Multishot, or one accept at a time near the connection limit.
 void UringLoop::ResumeAccept(uint64_t now_ms) {
-  if (accepting_) {
-    if (accepting_many_ && NearLimit()) {
-      Cancel(kAcceptOp);  // its last completion lets the next turn arm a single accept
-      accepting_many_ = false;
-    }
-    return;
-  }
-  if (stopped_ || listener_->AcceptPaused(now_ms)) return;
+  if (accepting_ || stopped_ || listener_->AcceptPaused(now_ms)) return;
   io_uring_sqe* sqe = Sqe();
   if (sqe == nullptr) return;
-  accepting_many_ = !NearLimit();
-  if (accepting_many_) {
-    io_uring_prep_multishot_accept(sqe, listener_->fd(), nullptr, nullptr,
-                                   SOCK_NONBLOCK | SOCK_CLOEXEC);
-  } else {
-    io_uring_prep_accept(sqe, listener_->fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-  }
+  io_uring_prep_poll_multishot(sqe, listener_->fd(), POLLIN);
   io_uring_sqe_set_data64(sqe, kAcceptOp);
   accepting_ = true;
   ++in_flight_;
@@ -477,8 +444,8 @@ void UringLoop::ResumeAccept(uint64_t now_ms) {
 }  // namespace
 
 std::unique_ptr<EventLoop> NewUringLoop(Listener* listener, size_t slot, uint32_t readsize,
-                                        const ServerTunables* tunables, std::string* error) {
-  auto loop = std::make_unique<UringLoop>(listener, slot, readsize, tunables);
+                                        std::string* error) {
+  auto loop = std::make_unique<UringLoop>(listener, slot, readsize);
   if (!loop->Open(error)) return nullptr;
   return loop;
 }

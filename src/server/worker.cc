@@ -114,7 +114,7 @@ bool Worker::MakeLoop() {
     return true;
   }
   std::string error;
-  loop_ = NewUringLoop(listener_, slot_, config_.readsize, tunables_, &error);
+  loop_ = NewUringLoop(listener_, slot_, config_.readsize, &error);
   if (!loop_) Log(LogLevel::kError, "%s worker %zu: %s", listener_->name(), slot_, error.c_str());
   return loop_ != nullptr;
 }
@@ -203,7 +203,9 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
   holding_.clear();
   for (size_t i = 0; i < count; ++i) TakeRequests(ready[i], max_line, max_unsent, start_us / 1000);
   if (batch_.empty()) return;
+  listener_->BatchRunning(slot_, true);
   const uint64_t ticket = executor->Execute(batch_.data(), batch_.size());
+  listener_->BatchRunning(slot_, false);
   const bool hold = ticket != 0 && ticket > executor->Durable();
   const uint64_t committed_us = hold ? NowUs() : 0;
   for (const TurnEntry& t : turn_) {
