@@ -46,7 +46,7 @@ namespace {
 
 constexpr unsigned kEntries = 1024;      // submission queue
 constexpr unsigned kCqEntries = 8192;    // completion queue
-constexpr unsigned kBuffers = 256;       // provided receive buffers (a power of two)
+constexpr unsigned kBuffers = 128;       // provided receive buffers (a power of two): 2 MiB
 constexpr unsigned kBufferSize = 16384;
 constexpr uint16_t kBufferGroup = 0;
 // A connection that is not reading stops receiving past this many waiting bytes.
