@@ -168,7 +168,8 @@ MYSQL_SYSVAR_ENUM(io, opt_io, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   nullptr, nullptr, 0, &io_typelib);
 MYSQL_SYSVAR_UINT(accept_balance, opt_accept_balance, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Accepted for compatibility with handlersocket_accept_balance; no effect: "
-                  "whichever of its listener's workers is free serves a connection",
+                  "whichever of its listener's workers is free serves a connection (epoll), "
+                  "or the one serving the fewest takes it at accept (io_uring)",
                   nullptr, nullptr, 0, 0, 10000, 0);
 MYSQL_SYSVAR_STR(plain_secret, opt_plain_secret,
                  PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY | PLUGIN_VAR_NOSYSVAR | PLUGIN_VAR_MEMALLOC,
