@@ -53,6 +53,7 @@ uint opt_backlog = 1024;
 uint opt_sndbuf = 0;
 uint opt_rcvbuf = 0;
 uint opt_readsize = 65536;
+ulong opt_io = 0;  // rowsocket_io: io_names
 uint opt_accept_balance = 0;
 uint opt_verbose = 1;
 uint opt_max_line_length = 1 << 20;
@@ -165,9 +166,17 @@ MYSQL_SYSVAR_UINT(rcvbuf, opt_rcvbuf, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
 MYSQL_SYSVAR_UINT(readsize, opt_readsize, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Bytes read from a client socket at a time", nullptr, nullptr, 65536, 4096,
                   1 << 24, 0);
+const char* io_names[] = {"epoll", "io_uring", nullptr};
+TYPELIB io_typelib = {std::size(io_names) - 1, "", io_names, nullptr};
+MYSQL_SYSVAR_ENUM(io, opt_io, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "How workers wait for connections and move bytes: epoll, or io_uring "
+                  "(multishot receives into provided buffers, a turn's answers in one "
+                  "submission; falls back to epoll where the kernel refuses io_uring)",
+                  nullptr, nullptr, 0, &io_typelib);
 MYSQL_SYSVAR_UINT(accept_balance, opt_accept_balance, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Accepted for compatibility with handlersocket_accept_balance; no effect: "
-                  "whichever of its listener's workers is free serves a connection",
+                  "whichever of its listener's workers is free serves a connection (epoll), "
+                  "or the one serving the fewest takes it at accept (io_uring)",
                   nullptr, nullptr, 0, 0, 10000, 0);
 MYSQL_SYSVAR_STR(plain_secret, opt_plain_secret,
                  PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY | PLUGIN_VAR_NOSYSVAR | PLUGIN_VAR_MEMALLOC,
@@ -282,7 +291,7 @@ MYSQL_SYSVAR_UINT(max_rows_examined, opt_max_rows_examined, PLUGIN_VAR_RQCMDARG,
 struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(address), MYSQL_SYSVAR(port), MYSQL_SYSVAR(port_wr), MYSQL_SYSVAR(threads),
     MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
-    MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(accept_balance),
+    MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(io), MYSQL_SYSVAR(accept_balance),
     MYSQL_SYSVAR(memcached_port), MYSQL_SYSVAR(memcached_threads), MYSQL_SYSVAR(memcached_flush),
     MYSQL_SYSVAR(memcached_sweep_rate),
     MYSQL_SYSVAR(memcached_auth),
@@ -397,6 +406,7 @@ ServerConfig ConfigFromVariables() {
   c.sndbuf = static_cast<int>(opt_sndbuf);
   c.rcvbuf = static_cast<int>(opt_rcvbuf);
   c.readsize = opt_readsize;
+  c.io = opt_io == 1 ? IoLoop::kIoUring : IoLoop::kEpoll;
   // rowsocket's own files, or else all three of the server's (never a mix).
   if (opt_ssl_cert != nullptr && *opt_ssl_cert) {
     c.tls = {Str(opt_ssl_cert), Str(opt_ssl_key), Str(opt_ssl_ca)};

@@ -87,6 +87,23 @@ bool ClientConnection::ReadOnce(char* scratch, size_t size) {
   return true;
 }
 
+void ClientConnection::ReadReceived(std::string* received, bool peer_closed) {
+  read_more_ = false;
+  if (received->empty()) {
+    if (peer_closed) End();
+    return;
+  }
+  const size_t n = received->size();
+  if (in_.empty()) {
+    in_.swap(*received);  // the common case: no copy
+  } else {
+    in_.append(*received);
+  }
+  received->clear();
+  stats_->bytes_received.Add(n);
+  bytes_received_.Add(n);
+}
+
 ClientConnection::Choice ClientConnection::ChooseTransport() {
   static LogLimit tls_off;
   unsigned char first;
@@ -373,45 +390,44 @@ void ClientConnection::CompactInput() {
 }
 
 bool ClientConnection::Flush() {
-  const size_t end = SendableEnd();
-  if (tls_) {
-    if (!SendTls(end)) return false;
-  } else {
-    while (out_sent_ < end) {
-      ssize_t n = ::send(fd_, out_.data() + out_sent_, end - out_sent_, MSG_NOSIGNAL);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
-        return false;
-      }
-      out_sent_ += static_cast<size_t>(n);
-      stats_->bytes_sent.Add(static_cast<uint64_t>(n));
-      bytes_sent_.Add(static_cast<uint64_t>(n));
+  if (tls_) return SendTls();
+  while (CanSend()) {
+    const std::string_view unsent = Unsent();
+    ssize_t n = ::send(fd_, unsent.data(), unsent.size(), MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno == EAGAIN || errno == EWOULDBLOCK;  // the socket is full
     }
+    Sent(static_cast<size_t>(n));
   }
-  if (out_sent_ < end) return true;       // the socket is full
-  if (end != out_.size()) return true;  // the rest is held
+  return true;
+}
+
+// Once everything, held answers included, has left, the buffer starts over.
+void ClientConnection::Sent(size_t n) {
+  out_sent_ += n;
+  stats_->bytes_sent.Add(n);
+  bytes_sent_.Add(n);
+  if (out_sent_ != out_.size()) return;  // the socket is full, or the rest is held
   out_.clear();
   out_sent_ = 0;
   if (out_.capacity() > kKeepOutputCapacity) std::string().swap(out_);
-  return true;
 }
 
 // What the session took has left (partial writes); a write it could not finish
 // waits inside it for the socket, like unsent bytes for EAGAIN, and is retried with
 // the same bytes first.
-bool ClientConnection::SendTls(size_t end) {
-  while (out_sent_ < end) {
+bool ClientConnection::SendTls() {
+  while (CanSend()) {
+    const std::string_view unsent = Unsent();
     size_t n = 0;
-    switch (tls_->Write(out_.data() + out_sent_, end - out_sent_, &n)) {
+    switch (tls_->Write(unsent.data(), unsent.size(), &n)) {
       case TlsIo::kDone: break;
       case TlsIo::kWantRead:
       case TlsIo::kWantWrite: return true;
       default: return false;
     }
-    out_sent_ += n;
-    stats_->bytes_sent.Add(n);
-    bytes_sent_.Add(n);
+    Sent(n);
   }
   return true;
 }

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocol/memcached.h"
@@ -98,6 +99,27 @@ class ClientConnection {
   IndexBindings* bindings() const { return bindings_.get(); }
   // The client speaks TLS (its requests arrive only once the handshake is done).
   bool tls() const { return transport_ == Transport::kTls; }
+  // The client's first byte said plain text.
+  bool plain() const { return transport_ == Transport::kPlain; }
+
+  // The worker whose loop serves it (io_uring: the ring that accepted it), or -1 when
+  // any of its listener's workers may (epoll).
+  int home() const { return home_; }
+  void SetHome(int worker) { home_ = worker; }
+
+  // What a completion-based loop (io_uring) keeps per connection; epoll leaves it
+  // alone. Only the home worker's thread touches it.
+  struct IoState {
+    std::string received;      // bytes received, not yet taken into the input
+    uint16_t in_flight = 0;    // operations whose last completion has not come
+    bool receiving = false;    // a multishot receive is armed
+    bool polling = false;      // a multishot poll is armed (TLS, or transport unknown)
+    bool sending = false;      // a send is in flight
+    bool peer_closed = false;  // a receive saw the end of the stream
+    bool failed = false;       // a receive or a send failed
+    bool closing = false;      // closed once in_flight reaches 0
+  };
+  IoState& io() { return io_; }
 
   // Reads once from the socket (through the worker's `scratch` buffer of `size`
   // bytes) into the input buffer; on a TLS connection, advances the handshake first
@@ -105,6 +127,9 @@ class ClientConnection {
   // the connection is unusable (error, failed handshake, TLS while TLS is off); ends
   // the connection when the peer closed its side.
   bool ReadOnce(char* scratch, size_t size);
+  // The same for bytes a completion brought: moves `received` into the input (it
+  // is left empty); with nothing received and `peer_closed`, ends the connection.
+  void ReadReceived(std::string* received, bool peer_closed);
 
   // Parses every complete line in the input buffer into requests (see
   // ParsedRequests). Applies the line-length limit, the read-only rule and
@@ -153,6 +178,13 @@ class ClientConnection {
   // Writes as much of the sendable output as the socket takes. False on a socket
   // error.
   bool Flush();
+  // The sendable output not written yet, for a loop that writes it itself; it stays
+  // valid and unchanged until Sent.
+  std::string_view Unsent() const {
+    return std::string_view(out_).substr(out_sent_, SendableEnd() - out_sent_);
+  }
+  // `n` bytes of Unsent() have left.
+  void Sent(size_t n);
   // Says goodbye (TLS close_notify, best effort) and closes the socket; for the
   // ConnectionTable, once.
   void CloseSocket();
@@ -209,10 +241,12 @@ class ClientConnection {
   // Looks at the first byte without taking it and sets transport_.
   Choice ChooseTransport();
   bool ReadTls(char* scratch, size_t size);
-  bool SendTls(size_t end);
+  bool SendTls();
   size_t SendableEnd() const { return holds_.empty() ? out_.size() : holds_.front().begin; }
 
   int fd_;
+  int home_ = -1;
+  IoState io_;
   const uint64_t id_;
   const std::string peer_;
   const uint64_t connected_ms_;

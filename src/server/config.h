@@ -43,6 +43,9 @@ enum class AuthMode : uint8_t {
 // What a listener's clients speak.
 enum class WireProtocol : uint8_t { kHandlerSocket, kMemcached };
 
+// How workers wait for their connections and move bytes (rowsocket_io; event_loop.h).
+enum class IoLoop : uint8_t { kEpoll, kIoUring };
+
 struct ListenerConfig {
   std::string port;        // empty: this listener is disabled
   int threads = 1;
@@ -69,6 +72,7 @@ struct ServerConfig {
   int sndbuf = 0;              // 0: the kernel's default
   int rcvbuf = 0;
   uint32_t readsize = 65536;   // bytes asked from the socket per read
+  IoLoop io = IoLoop::kEpoll;  // io_uring falls back to epoll where the kernel refuses it
   TlsConfig tls;
 };
 

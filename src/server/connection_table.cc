@@ -2,7 +2,6 @@
 // whichever thread calls.
 #include "server/connection_table.h"
 
-#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,11 +13,14 @@
 
 namespace rowsocket {
 
-ConnectionTable::ConnectionTable(int epoll_fd, size_t workers)
-    : epoll_fd_(epoll_fd),
-      waiting_epoch_(new std::atomic<uint64_t>[std::max<size_t>(workers, 1)]),
-      workers_(std::max<size_t>(workers, 1)) {
-  for (size_t i = 0; i < workers_; ++i) waiting_epoch_[i].store(kNotWaiting);
+ConnectionTable::ConnectionTable(size_t workers)
+    : waiting_epoch_(new std::atomic<uint64_t>[std::max<size_t>(workers, 1)]),
+      workers_(std::max<size_t>(workers, 1)),
+      homed_(new std::atomic<uint32_t>[std::max<size_t>(workers, 1)]) {
+  for (size_t i = 0; i < workers_; ++i) {
+    waiting_epoch_[i].store(kNotWaiting);
+    homed_[i].store(0);
+  }
 }
 
 ConnectionTable::~ConnectionTable() { CloseAll(); }
@@ -38,15 +40,7 @@ ClientConnection* ConnectionTable::Add(std::unique_ptr<ClientConnection> connect
     c->table_slot_ = list_.size();
     list_.push_back(std::move(connection));
   }
-  epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-  ev.data.ptr = c;
-  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c->fd(), &ev) != 0) {
-    static LogLimit failed;
-    LogLimited(&failed, LogLevel::kWarning, "epoll_ctl(add): %s", std::strerror(errno));
-    Close(c);
-    return nullptr;
-  }
+  if (c->home() >= 0) homed_[static_cast<size_t>(c->home())].fetch_add(1, std::memory_order_relaxed);
   return c;
 }
 
@@ -72,8 +66,8 @@ void ConnectionTable::ChargeInput(ClientConnection* c) {
 void ConnectionTable::Close(ClientConnection* c) {
   std::unique_ptr<ClientConnection> owned;
   Unlist(c, &owned);
+  if (c->home() >= 0) homed_[static_cast<size_t>(c->home())].fetch_sub(1, std::memory_order_relaxed);
   input_bytes_.fetch_sub(c->input_charged_, std::memory_order_relaxed);
-  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
   c->CloseSocket();
   open_.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(retired_mutex_);
@@ -93,7 +87,6 @@ void ConnectionTable::CloseAll() {
   }
   for (std::unique_ptr<ClientConnection>& c : all) {
     input_bytes_.fetch_sub(c->input_charged_, std::memory_order_relaxed);
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
     c->CloseSocket();
     open_.fetch_sub(1, std::memory_order_relaxed);
   }
@@ -137,14 +130,15 @@ void ConnectionTable::Hold(ClientConnection* const* connections, size_t count) {
   held_.insert(held_.end(), connections, connections + count);
 }
 
-void ConnectionTable::TakeDurable(uint64_t durable, std::vector<ClientConnection*>* taken) {
+void ConnectionTable::TakeDurable(uint64_t durable, int home,
+                                  std::vector<ClientConnection*>* taken) {
   bool emptied = false;
   {
     std::lock_guard<std::mutex> lock(held_mutex_);
     if (held_.empty()) return;
     for (size_t i = 0; i < held_.size();) {
       ClientConnection* c = held_[i];
-      if (c->held_until() > durable) {
+      if (c->held_until() > durable || (c->home() >= 0 && c->home() != home)) {
         ++i;
         continue;
       }

@@ -5,7 +5,7 @@
 // by the flusher's wake-ups, each through its own methods.
 //
 // The rules, written once:
-//  1. A connection is listed (Add) before its socket joins the listener's epoll set,
+//  1. A connection is listed (Add) before its worker's event loop watches its socket,
 //     and it leaves the list (Close) before its socket is closed: whoever walks the
 //     list under its lock (the idle sweep, information_schema) never meets a closed
 //     descriptor.
@@ -13,14 +13,15 @@
 //     stopping listener closes those left (CloseAll), after every other worker has
 //     gone and before its executor goes (sessions belong to executors).
 //  3. A closed connection is retired, not freed: a worker may still hold a pointer to
-//     it from an epoll event it took before the close. Before every wait each worker
+//     it from an event it took before the close. Before every wait each worker
 //     says it holds none from earlier waits (EnterWait); a retired connection is freed
 //     once every serving worker has done so since it was retired (epochs: every
 //     retirement advances the table's epoch, every EnterWait publishes the epoch it
 //     saw). A worker out of its loop holds none.
 //  4. A connection whose answers wait for their batch's log flush stays owned and sits
 //     on the held list (Hold). Whichever worker finds its batches durable takes it off
-//     (TakeDurable) and owns it from then on. Every wake-up of the flusher is noted
+//     (TakeDurable) and owns it from then on — any worker for a connection of the
+//     epoll loop, its home worker for one of io_uring. Every wake-up of the flusher is noted
 //     (NoteDurable); a stopping worker waits for one (WaitForDurable) to release what
 //     is still held, up to a deadline.
 //  5. The input every connection holds (unfinished lines above all) is counted
@@ -53,9 +54,9 @@ class ClientConnection;
 
 class ConnectionTable {
  public:
-  // `epoll_fd`: the listener's epoll set; `workers`: how many workers serve it
-  // (numbered 0 .. workers-1 in EnterWait and LeaveLoop).
-  ConnectionTable(int epoll_fd, size_t workers);
+  // `workers`: how many workers serve it (numbered 0 .. workers-1 in EnterWait and
+  // LeaveLoop).
+  explicit ConnectionTable(size_t workers);
   ~ConnectionTable();  // closes the connections left (workers have gone)
   ConnectionTable(const ConnectionTable&) = delete;
   ConnectionTable& operator=(const ConnectionTable&) = delete;
@@ -65,17 +66,17 @@ class ConnectionTable {
   // Counts one more connection if fewer than `limit` are open; false if the limit is
   // reached. A counted connection must be added (Add) next.
   bool Admit(uint32_t limit);
-  // Lists `connection` (admitted) and registers its socket in the epoll set,
-  // edge-triggered for input, output and the peer's end. On failure the connection
-  // is closed and null returned; else the caller owns it.
+  // Lists `connection` (admitted); the caller owns it and has its loop watch it.
   ClientConnection* Add(std::unique_ptr<ClientConnection> connection);
-  // Closes a connection its caller owns: off the list, out of the epoll set, socket
-  // closed, uncounted, retired (freed later, see rule 3).
+  // Closes a connection its caller owns: off the list, socket closed (which takes it
+  // out of an epoll set), uncounted, retired (freed later, see rule 3).
   void Close(ClientConnection* c);
   // The last worker of a stopping listener: closes and frees every connection left.
   void CloseAll();
   // Connections open now (admitted and not closed).
   uint32_t open() const { return open_.load(std::memory_order_relaxed); }
+  // Listed connections whose home is worker `worker` (io_uring).
+  uint32_t homed(size_t worker) const { return homed_[worker].load(std::memory_order_relaxed); }
 
   // The caller owns `c`: counts its input buffer as it is now.
   void ChargeInput(ClientConnection* c);
@@ -99,8 +100,9 @@ class ConnectionTable {
   // them here: they are owned by the held list until taken).
   void Hold(ClientConnection* const* connections, size_t count);
   // Takes off the held list each connection whose held answers are all durable at
-  // `durable`; the caller owns them from now on.
-  void TakeDurable(uint64_t durable, std::vector<ClientConnection*>* taken);
+  // `durable` and that worker `home` may serve (ClientConnection::home: -1 or
+  // `home`); the caller owns them from now on.
+  void TakeDurable(uint64_t durable, int home, std::vector<ClientConnection*>* taken);
   // Any thread: a batch has become durable.
   void NoteDurable();
   // How many batches have been noted durable so far (a count for WaitForDurable).
@@ -132,7 +134,6 @@ class ConnectionTable {
   void FreeRetired();
   void Unlist(ClientConnection* c, std::unique_ptr<ClientConnection>* owned);
 
-  const int epoll_fd_;
   std::atomic<uint32_t> open_{0};
   std::atomic<size_t> input_bytes_{0};
 
@@ -152,6 +153,7 @@ class ConnectionTable {
   std::unique_ptr<std::atomic<uint64_t>[]> waiting_epoch_;
   const size_t workers_;
   std::atomic<int> running_{0};  // workers with an executor
+  std::unique_ptr<std::atomic<uint32_t>[]> homed_;  // per worker, see homed()
 
   std::atomic<uint64_t> last_sweep_ms_{0};
 };

@@ -1,5 +1,5 @@
 // Listener: socket(), bind() and listen() for one port, non-blocking, the epoll set
-// its workers share and its wake-ups.
+// its workers share (epoll loop) and its wake-ups.
 #include "server/listener.h"
 
 #include <fcntl.h>
@@ -37,9 +37,9 @@ void* const Listener::kStopTag = reinterpret_cast<void*>(2);
 void* const Listener::kDurableTag = reinterpret_cast<void*>(3);
 
 Listener::Listener(const char* name, bool read_only, AuthMode auth, std::string secret,
-                   size_t workers, WireProtocol protocol)
+                   size_t workers, WireProtocol protocol, IoLoop io)
     : name_(name), read_only_(read_only), auth_(auth), secret_(std::move(secret)),
-      protocol_(protocol), workers_(workers) {}
+      protocol_(protocol), workers_(workers), io_(io) {}
 
 // Workers have gone (Server joins them first); their last one closed the connections
 // unless it never started.
@@ -92,7 +92,18 @@ bool Listener::Open(const std::string& address, const std::string& port, int bac
     Close();
     return false;
   }
-  connections_ = std::make_unique<ConnectionTable>(epoll_fd_, workers_);
+  if (io_ == IoLoop::kIoUring) {
+    inboxes_ = std::make_unique<Inbox[]>(workers_);
+    for (size_t i = 0; i < workers_; ++i) {
+      wake_fds_.push_back(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+      if (wake_fds_.back() < 0) {
+        *error = std::string("eventfd for ") + name_ + " port: " + std::strerror(errno);
+        Close();
+        return false;
+      }
+    }
+  }
+  connections_ = std::make_unique<ConnectionTable>(workers_);
   return true;
 }
 
@@ -101,6 +112,35 @@ void Listener::Close() {
   CloseFd(&epoll_fd_);
   CloseFd(&stop_fd_);
   CloseFd(&durable_fd_);
+  for (int& fd : wake_fds_) CloseFd(&fd);
+  wake_fds_.clear();
+  for (size_t i = 0; inboxes_ && i < workers_; ++i) {
+    for (Accepted& a : inboxes_[i].accepted) CloseFd(&a.fd);  // never taken
+  }
+  inboxes_.reset();
+}
+
+void Listener::HandOff(size_t slot, const Accepted& accepted) {
+  Inbox& inbox = inboxes_[slot];
+  {
+    std::lock_guard<std::mutex> lock(inbox.mutex);
+    inbox.accepted.push_back(accepted);
+    inbox.size.store(static_cast<uint32_t>(inbox.accepted.size()), std::memory_order_relaxed);
+  }
+  uint64_t one = 1;
+  ssize_t ignored = ::write(wake_fds_[slot], &one, sizeof one);
+  (void)ignored;
+}
+
+bool Listener::TakeHandedOff(size_t slot, Accepted* accepted) {
+  Inbox& inbox = inboxes_[slot];
+  if (inbox.size.load(std::memory_order_relaxed) == 0) return false;
+  std::lock_guard<std::mutex> lock(inbox.mutex);
+  if (inbox.accepted.empty()) return false;
+  *accepted = inbox.accepted.back();
+  inbox.accepted.pop_back();
+  inbox.size.store(static_cast<uint32_t>(inbox.accepted.size()), std::memory_order_relaxed);
+  return true;
 }
 
 void Listener::ArmAccept() {
@@ -133,8 +173,16 @@ void Listener::RequestStop() {
 
 void Listener::WakeForDurable() {
   connections_->NoteDurable();
-  if (durable_wake_pending_.exchange(true, std::memory_order_acq_rel)) return;
   uint64_t one = 1;
+  if (io_ == IoLoop::kIoUring) {
+    // Held connections are their home worker's: each ring reads its own counter.
+    for (int fd : wake_fds_) {
+      ssize_t ignored = ::write(fd, &one, sizeof one);
+      (void)ignored;
+    }
+    return;
+  }
+  if (durable_wake_pending_.exchange(true, std::memory_order_acq_rel)) return;
   ssize_t ignored = ::write(durable_fd_, &one, sizeof one);
   (void)ignored;
 }

@@ -1,12 +1,14 @@
 // Listener: one listening TCP socket (the read or the write port), the facts every
 // connection accepted on it shares (read-only or not, its secret, TLS), and what its
-// workers serve together: one epoll set and the table of its connections.
+// workers serve together: the table of its connections and their wake-ups.
 //
-// Every worker of a listener waits on the same epoll set, where each connection is
-// registered once, edge-triggered. A readiness reaches one worker, which owns the
-// connection if it is free (ClientConnection::Acquire) and serves it in its next turn: a
-// connection is served by whichever worker is free, and a worker's turn takes every
-// connection that is ready, whichever worker served it last. Which connections exist,
+// With the epoll loop every worker of a listener waits on the same epoll set, where
+// each connection is registered once, edge-triggered. A readiness reaches one worker,
+// which owns the connection if it is free (ClientConnection::Acquire) and serves it in
+// its next turn: a connection is served by whichever worker is free, and a worker's
+// turn takes every connection that is ready, whichever worker served it last. With
+// io_uring each worker has its own ring and serves the connections it accepted; the
+// listener gives each worker its own wake-up for durable answers (wake_fd). Which connections exist,
 // when they are freed and who holds answers that wait for a log flush is the
 // ConnectionTable's business (connection_table.h).
 //
@@ -17,10 +19,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "server/config.h"
 #include "server/connection_table.h"
+#include "server/event_loop.h"
 
 namespace rowsocket {
 
@@ -33,9 +38,9 @@ class Listener {
   static void* const kStopTag;
   static void* const kDurableTag;
 
-  // `workers`: how many workers will serve it.
+  // `workers`: how many workers will serve it; `io`: their loop.
   Listener(const char* name, bool read_only, AuthMode auth, std::string secret, size_t workers,
-           WireProtocol protocol = WireProtocol::kHandlerSocket);
+           WireProtocol protocol = WireProtocol::kHandlerSocket, IoLoop io = IoLoop::kEpoll);
   ~Listener();  // closes the connections left, then the sockets
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
@@ -48,6 +53,27 @@ class Listener {
 
   int fd() const { return fd_; }
   int epoll_fd() const { return epoll_fd_; }
+  int stop_fd() const { return stop_fd_; }
+  // io_uring: worker `slot`'s eventfd, written when a batch becomes durable or a
+  // connection is handed to it.
+  int wake_fd(size_t slot) const { return wake_fds_[slot]; }
+
+  // io_uring: a connection one worker accepted for worker `slot`, which serves fewer
+  // (any thread); the worker takes it in its next turn.
+  void HandOff(size_t slot, const Accepted& accepted);
+  bool TakeHandedOff(size_t slot, Accepted* accepted);
+  // Connections handed to worker `slot` and not taken yet.
+  uint32_t handed_off(size_t slot) const {
+    return inboxes_[slot].size.load(std::memory_order_relaxed);
+  }
+  // io_uring: worker `slot` runs a batch (it may wait for a lock for seconds, and
+  // the connections handed to it with it); a no-op with epoll.
+  void BatchRunning(size_t slot, bool running) {
+    if (inboxes_) inboxes_[slot].batch_running.store(running, std::memory_order_relaxed);
+  }
+  bool batch_running(size_t slot) const {
+    return inboxes_[slot].batch_running.load(std::memory_order_relaxed);
+  }
   const char* name() const { return name_; }
   bool read_only() const { return read_only_; }
   AuthMode auth() const { return auth_; }
@@ -87,11 +113,15 @@ class Listener {
   }
   // Any worker, every loop turn: arms the listening socket once its pause is over.
   void ResumeAcceptIfDue(uint64_t now_ms);
+  // Accepting is paused at `now_ms` (io_uring workers arm their accepts themselves).
+  bool AcceptPaused(uint64_t now_ms) const {
+    return now_ms < accept_resume_ms_.load(std::memory_order_acquire);
+  }
   // Every worker's next wait returns kStopTag (any thread).
   void RequestStop();
   // A batch became durable (any thread): one worker's next wait returns kDurableTag
-  // (wake-ups that arrive before that worker takes it are one), and stopping workers
-  // waiting for held answers wake up.
+  // (io_uring: every worker's wake_fd is written), and stopping workers waiting for
+  // held answers wake up. Wake-ups that arrive before a worker takes them are one.
   void WakeForDurable();
   // The worker that took kDurableTag: lets later wake-ups through again.
   void TakeDurableWake();
@@ -103,6 +133,7 @@ class Listener {
   std::string secret_;
   WireProtocol protocol_;
   const size_t workers_;
+  const IoLoop io_;
   const TlsContext* tls_ = nullptr;
   const ServerTunables* tunables_ = nullptr;
   std::atomic<uint32_t> tls_open_{0};
@@ -110,6 +141,14 @@ class Listener {
   int epoll_fd_ = -1;
   int stop_fd_ = -1;     // eventfd, level-triggered, never drained
   int durable_fd_ = -1;  // eventfd, one-shot
+  std::vector<int> wake_fds_;  // io_uring: an eventfd per worker, read by its ring
+  struct Inbox {
+    std::mutex mutex;
+    std::vector<Accepted> accepted;
+    std::atomic<uint32_t> size{0};
+    std::atomic<bool> batch_running{false};
+  };
+  std::unique_ptr<Inbox[]> inboxes_;  // io_uring: per worker, see HandOff
   std::atomic<bool> durable_wake_pending_{false};
   std::atomic<uint64_t> accept_resume_ms_{0};  // 0: accepting is not paused
   std::atomic<uint64_t> accept_pause_ms_{0};   // the last pause, 0 after a success

@@ -15,6 +15,7 @@ Server::Server(const ServerConfig& config, ServerTunables* tunables, ExecutorFac
 Server::~Server() { Stop(); }
 
 bool Server::Start(std::string* error) {
+  ChooseIoLoop();
   SetUpTls();
   if (!StartListener(config_.read, "read", error) ||
       !StartListener(config_.write, "write", error) ||
@@ -23,6 +24,19 @@ bool Server::Start(std::string* error) {
     return false;
   }
   return true;
+}
+
+// An old kernel, kernel.io_uring_disabled or a seccomp filter refuses io_uring; the
+// epoll loop serves the same then.
+void Server::ChooseIoLoop() {
+  if (config_.io == IoLoop::kEpoll) return;
+  std::string why;
+  if (UringAvailable(&why)) {
+    Log(LogLevel::kInfo, "event loop: io_uring");
+    return;
+  }
+  config_.io = IoLoop::kEpoll;
+  Log(LogLevel::kWarning, "rowsocket_io=io_uring is unavailable (%s); using epoll", why.c_str());
 }
 
 // A certificate that cannot be used leaves TLS off rather than the listeners down,
@@ -47,7 +61,8 @@ void Server::SetUpTls() {
 bool Server::StartListener(const ListenerConfig& lc, const char* name, std::string* error) {
   if (lc.port.empty()) return true;  // disabled
   auto listener = std::make_unique<Listener>(name, lc.read_only, lc.auth, lc.secret,
-                                             static_cast<size_t>(lc.threads), lc.protocol);
+                                             static_cast<size_t>(lc.threads), lc.protocol,
+                                             config_.io);
   if (!listener->Open(config_.address, lc.port, config_.backlog, error)) return false;
   listener->UseTls(tls_.get(), tunables_);
   Listener* l = listener.get();

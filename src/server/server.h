@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "server/config.h"
+#include "server/event_loop.h"
 #include "server/connection_info.h"
 #include "server/executor.h"
 #include "server/listener.h"
@@ -40,8 +41,10 @@ class Server {
   bool StartListener(const ListenerConfig& lc, const char* name, std::string* error);
   // Makes the TLS context from config_.tls, or says in the error log why TLS is off.
   void SetUpTls();
+  // io_uring where asked for and available, else epoll (with a log line why).
+  void ChooseIoLoop();
 
-  const ServerConfig config_;
+  ServerConfig config_;  // io changes once, in Start, before any worker exists
   ServerTunables* tunables_;
   ExecutorFactory* factory_;
   std::unique_ptr<TlsContext> tls_;  // null: TLS is off; outlives the listeners

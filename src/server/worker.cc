@@ -1,9 +1,7 @@
-// Worker: the event loop on its listener's epoll set, batching and connection
-// lifecycle. Everything here except Start/Join runs on the worker's thread.
+// Worker: the loop turn, batching and connection lifecycle, over its EventLoop.
+// Everything here except Start/Join runs on the worker's thread.
 #include "server/worker.h"
 
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -27,21 +25,9 @@ namespace {
 // The loop never sleeps longer than this, so that DDL waiting for a table this
 // worker holds gets it promptly, and shutdown and idle timeouts are noticed.
 constexpr int kTickMs = 50;
-constexpr int kMaxEvents = 256;
 // A stopping listener's workers wait this long at most for answers held for a log
 // flush, so that committed writes are answered before their connections close.
 constexpr std::chrono::milliseconds kStopDrain{1000};
-
-// Connections one turn takes at most: its share when the listener's connections are
-// spread over as many workers as there are cores, so that a turn does not take
-// every ready connection while other cores idle (pipelined clients, each with a
-// large batch, would otherwise run on one core).
-int TurnShare(const Listener& listener) {
-  static const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t workers = std::max<size_t>(1, std::min(listener.workers(), cores));
-  const size_t connections = listener.connections().open();
-  return static_cast<int>(std::clamp<size_t>((connections + workers - 1) / workers, 1, kMaxEvents));
-}
 
 std::atomic<uint64_t> g_next_connection_id{1};
 
@@ -82,8 +68,7 @@ Worker::Worker(const WorkerInfo& info, Listener* listener, size_t slot, Executor
       slot_(slot),
       factory_(factory),
       config_(config),
-      tunables_(tunables),
-      read_buffer_(config.readsize) {}
+      tunables_(tunables) {}
 
 // The executor counts into this worker's stats; a batch whose answers wait for a
 // log flush wakes one of the listener's workers when it is durable.
@@ -122,8 +107,20 @@ void Worker::Join() {
   if (thread_.joinable()) thread_.join();
 }
 
+// The ring of an io_uring loop is made on the thread that submits to it.
+bool Worker::MakeLoop() {
+  if (config_.io == IoLoop::kEpoll) {
+    loop_ = NewEpollLoop(listener_, config_.readsize);
+    return true;
+  }
+  std::string error;
+  loop_ = NewUringLoop(listener_, slot_, config_.readsize, &error);
+  if (!loop_) Log(LogLevel::kError, "%s worker %zu: %s", listener_->name(), slot_, error.c_str());
+  return loop_ != nullptr;
+}
+
 void Worker::Run() {
-  std::unique_ptr<Executor> executor = factory_->Create(info_);
+  std::unique_ptr<Executor> executor = MakeLoop() ? factory_->Create(info_) : nullptr;
   if (executor) connections_->WorkerStarted();
   started_.set_value(executor != nullptr);
   if (!executor) return;
@@ -132,7 +129,9 @@ void Worker::Run() {
     executor_ = executor.get();
   }
   Loop(executor.get());
+  loop_->Stop();
   DrainHeld(executor.get());
+  loop_.reset();  // the kernel is done with this worker's connections
   if (connections_->WorkerStopped()) connections_->CloseAll();
   {
     std::lock_guard<std::mutex> lock(executor_mutex_);
@@ -142,39 +141,20 @@ void Worker::Run() {
 }
 
 void Worker::Loop(Executor* executor) {
-  epoll_event events[kMaxEvents];
   std::vector<ClientConnection*> candidates;
   std::vector<ClientConnection*> ready;
   while (!stopping_ && !executor->ShouldStop()) {
     // No connection pointer from an earlier wait is held past this point.
     connections_->EnterWait(slot_);
-    int n = epoll_wait(listener_->epoll_fd(), events, TurnShare(*listener_),
-                       again_.empty() ? kTickMs : 0);
-    if (n < 0 && errno != EINTR) {
-      Log(LogLevel::kError, "epoll_wait: %s", std::strerror(errno));
-      break;
-    }
-    candidates.swap(again_);
-    again_.clear();
-    bool accept = false;
+    candidates.clear();
+    LoopEvents events;
+    if (!loop_->Wait(again_.empty() ? kTickMs : 0, &events, &candidates)) break;
+    stopping_ = events.stop;
     // A quiet moment also looks for durable answers, should a wake-up have gone
     // to a worker that was stopping.
-    bool release = n == 0 && candidates.empty();
-    for (int i = 0; i < n; ++i) {
-      void* tag = events[i].data.ptr;
-      if (tag == Listener::kStopTag) {
-        stopping_ = true;
-      } else if (tag == Listener::kAcceptTag) {
-        accept = true;
-      } else if (tag == Listener::kDurableTag) {
-        listener_->TakeDurableWake();
-        release = true;
-      } else {
-        auto* c = static_cast<ClientConnection*>(tag);
-        if (events[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) c->NoteHangup();
-        if (c->Acquire()) candidates.push_back(c);  // else its owner serves it again
-      }
-    }
+    bool release = events.durable || (candidates.empty() && again_.empty() && !events.accept);
+    candidates.insert(candidates.end(), again_.begin(), again_.end());
+    again_.clear();
     ready.clear();
     for (ClientConnection* c : candidates) {
       Own(c);
@@ -187,10 +167,10 @@ void Worker::Loop(Executor* executor) {
     if (!ready.empty()) ServeTurn(executor, ready.data(), ready.size());
     // After the turn: a release may close a connection that `ready` still holds.
     if (release) ReleaseDurable(executor);
-    if (accept) Accept(executor);
+    if (events.accept) Accept(executor);
     executor->Tick();
     const uint64_t now = NowMs();
-    listener_->ResumeAcceptIfDue(now);
+    loop_->ResumeAccept(now);
     if (connections_->SweepDue(now)) SweepConnections(now);
   }
   connections_->LeaveLoop(slot_);
@@ -223,7 +203,9 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
   holding_.clear();
   for (size_t i = 0; i < count; ++i) TakeRequests(ready[i], max_line, max_unsent, start_us / 1000);
   if (batch_.empty()) return;
+  listener_->BatchRunning(slot_, true);
   const uint64_t ticket = executor->Execute(batch_.data(), batch_.size());
+  listener_->BatchRunning(slot_, false);
   const bool hold = ticket != 0 && ticket > executor->Durable();
   const uint64_t committed_us = hold ? NowUs() : 0;
   for (const TurnEntry& t : turn_) {
@@ -254,7 +236,7 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
 void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_unsent,
                           uint64_t now_ms) {
   if (!c->has_unanswered()) {
-    if (!c->ReadOnce(read_buffer_.data(), read_buffer_.size())) return Close(c);
+    if (!loop_->Read(c)) return Close(c);
     connections_->ChargeInput(c);
     const bool over_budget = connections_->input_bytes() >
                              tunables_->max_input_memory.load(std::memory_order_relaxed);
@@ -279,7 +261,7 @@ void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_uns
 // once they are out, what it sent meanwhile is read next turn (its readiness came
 // while nobody read).
 void Worker::Finish(ClientConnection* c) {
-  if (!c->Flush()) return Close(c);
+  if (!loop_->Write(c)) return Close(c);
   if (c->CanSend()) {
     c->WaitForSocket();
     return LetGo(c);
@@ -299,14 +281,14 @@ void Worker::LetGo(ClientConnection* c) {
 }
 
 // Closes a connection this worker owns (see ConnectionTable::Close).
-void Worker::Close(ClientConnection* c) { connections_->Close(c); }
+void Worker::Close(ClientConnection* c) { loop_->Close(c); }
 
 // Sends the answers whose batches have become durable, whichever worker held them.
 void Worker::ReleaseDurable(Executor* executor) {
   const uint64_t durable = executor->Durable();
   const uint64_t now_us = NowUs();
   released_.clear();
-  connections_->TakeDurable(durable, &released_);
+  connections_->TakeDurable(durable, loop_->home(), &released_);
   for (ClientConnection* c : released_) {
     Own(c);
     c->ReleaseOutput(durable, now_us);
@@ -314,45 +296,31 @@ void Worker::ReleaseDurable(Executor* executor) {
   }
 }
 
-// Accepts what the backlog holds. When descriptors run out, accepting pauses (the
-// listening socket stays unarmed, see Listener::PauseAccept) instead of failing again
-// at once; the clients wait in the backlog meanwhile.
+// Accepts what the loop found. When descriptors run out, accepting pauses (see
+// Listener::PauseAccept) instead of failing again at once; the clients wait in the
+// backlog meanwhile.
 void Worker::Accept(Executor* executor) {
   static LogLimit accept_failed;
   static LogLimit refused;
-  for (;;) {
-    sockaddr_storage peer{};
-    socklen_t peer_len = sizeof peer;
-    int fd = accept4(listener_->fd(), reinterpret_cast<sockaddr*>(&peer), &peer_len,
-                     SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
-      const int error = errno;
-      if (error == EINTR || error == ECONNABORTED) continue;
-      if (error == EAGAIN || error == EWOULDBLOCK) break;
-      if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
-        const uint64_t pause_ms = listener_->PauseAccept(NowMs());
-        stats_.accept_pauses.Add();
-        LogLimited(&accept_failed, LogLevel::kWarning,
-                   "accept on %s port: %s; not accepting for %llu ms", listener_->name(),
-                   std::strerror(error), static_cast<unsigned long long>(pause_ms));
-        return;  // armed again by ResumeAcceptIfDue
-      }
-      LogLimited(&accept_failed, LogLevel::kWarning, "accept on %s port: %s", listener_->name(),
-                 std::strerror(error));
-      break;
-    }
+  Accepted a;
+  int error = 0;
+  while (loop_->Accept(&a, &error)) {
     listener_->AcceptSucceeded();
     const uint32_t limit = tunables_->max_connections.load(std::memory_order_relaxed);
     if (!connections_->Admit(limit)) {
       stats_.connections_refused.Add();
       LogLimited(&refused, LogLevel::kNotice, "%s port: connection refused, limit of %u reached",
                  listener_->name(), limit);
-      ::close(fd);
+      ::close(a.fd);
       continue;
     }
-    AddConnection(fd, peer, executor);
+    AddConnection(a.fd, a.peer, executor);
   }
-  listener_->ArmAccept();
+  if (error == 0) return;
+  const uint64_t pause_ms = listener_->PauseAccept(NowMs());
+  stats_.accept_pauses.Add();
+  LogLimited(&accept_failed, LogLevel::kWarning, "accept on %s port: %s; not accepting for %llu ms",
+             listener_->name(), std::strerror(error), static_cast<unsigned long long>(pause_ms));
 }
 
 // Lists an admitted connection and arms it.
@@ -370,8 +338,10 @@ void Worker::AddConnection(int fd, const sockaddr_storage& peer, Executor* execu
                                          listener_, std::move(bindings), &stats_, NowMs());
   owned->ServedBy(&stats_, info_.index);
   stats_.connections_total.Add();
+  owned->SetHome(loop_->home());
   ClientConnection* c = connections_->Add(std::move(owned));
-  if (c != nullptr) LetGo(c);  // the set reports what arrived before the connection was added
+  if (!loop_->Watch(c)) return Close(c);
+  LetGo(c);  // the loop reports what arrived before the connection was watched
 }
 
 // Once a second, by one worker of the listener: trims the buffers of connections

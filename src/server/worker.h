@@ -1,10 +1,10 @@
 // Worker: one event-loop thread serving the connections of one listener, together
 // with the listener's other workers.
 //
-// The loop: wait on the listener's epoll set; take every connection that is ready and
-// free (it is this worker's until it lets go, see client_connection.h); serve them in one
-// turn; release answers that became durable; accept; sweep idle connections now and
-// then. The turn: read from each connection once, parse every complete line, hand
+// The loop: wait (through its EventLoop, epoll or io_uring: event_loop.h); take every
+// connection that is ready and free (it is this worker's until it lets go, see
+// client_connection.h); serve them in one turn; release answers that became durable;
+// accept; sweep idle connections now and then. The turn: read from each connection once, parse every complete line, hand
 // all requests of the turn to the Executor as ONE batch, then write every
 // connection's answers and let it go. The batch is what makes rowsocket cheap per
 // request: one table lock, one statement or transaction, one write per connection
@@ -26,6 +26,7 @@
 
 #include "server/config.h"
 #include "server/client_connection.h"
+#include "server/event_loop.h"
 #include "server/executor.h"
 
 namespace rowsocket {
@@ -57,6 +58,7 @@ class Worker {
   void Run();
   void Loop(Executor* executor);
   void DrainHeld(Executor* executor);
+  bool MakeLoop();
   void Accept(Executor* executor);
   void AddConnection(int fd, const sockaddr_storage& peer, Executor* executor);
   void Own(ClientConnection* c);
@@ -84,7 +86,7 @@ class Worker {
   std::promise<bool> started_;  // set by Run once the executor exists (or failed)
   bool stopping_ = false;       // the listener asked its workers to stop
 
-  std::vector<char> read_buffer_;          // every read lands here first
+  std::unique_ptr<EventLoop> loop_;        // made and destroyed on the worker's thread
   std::vector<BatchItem> batch_;           // reused every turn
   struct TurnEntry {
     ClientConnection* connection;

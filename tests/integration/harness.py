@@ -84,6 +84,13 @@ def original_plugin(options=None):
 
 
 def rowsocket_plugin(options=None):
+    """rowsocket with `options`. ROWSOCKET_IO (epoll or io_uring) sets rowsocket_io for
+    every start that does not set it itself, so that the suites run against either
+    event loop."""
+    options = dict(options or {})
+    io = os.environ.get("ROWSOCKET_IO")
+    if io:
+        options.setdefault("io", io)
     return Plugin("rowsocket", "rowsocket.so", "rowsocket", options)
 
 

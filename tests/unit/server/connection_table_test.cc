@@ -1,11 +1,10 @@
 // Unit tests of the ConnectionTable's rules: admission against the limit, deferred
 // freeing of closed connections (epochs), the held list and the stopping workers'
-// wait for durable answers, and the idle walk. Socketpairs stand in for clients and
-// a private epoll set for the listener's; no MariaDB involved.
+// wait for durable answers, and the idle walk. Socketpairs stand in for clients; no
+// MariaDB involved.
 #include "server/connection_table.h"
 
 #include <gtest/gtest.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -33,16 +32,11 @@ class WatchedBindings : public IndexBindings {
 
 class ConnectionTableTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
-    ASSERT_GE(epoll_fd_, 0);
-  }
   void TearDown() override {
     table_.reset();
     for (int fd : clients_) ::close(fd);
-    ::close(epoll_fd_);
   }
-  void MakeTable(size_t workers) { table_ = std::make_unique<ConnectionTable>(epoll_fd_, workers); }
+  void MakeTable(size_t workers) { table_ = std::make_unique<ConnectionTable>(workers); }
 
   // Admits and adds a connection; *freed (which outlives the table) becomes true
   // when it is freed.
@@ -58,7 +52,6 @@ class ConnectionTableTest : public ::testing::Test {
     return table_->Add(std::move(c));
   }
 
-  int epoll_fd_ = -1;
   std::deque<bool> flags_;
   Listener listener_{"write", false, AuthMode::kNone, "", 1};
   WorkerStats stats_;
@@ -132,14 +125,32 @@ TEST_F(ConnectionTableTest, held_connections_are_taken_once_all_their_batches_ar
   c->HoldOutput(7, 4, 0, 0);
   table_->Hold(&c, 1);
   std::vector<ClientConnection*> taken;
-  table_->TakeDurable(6, &taken);
+  table_->TakeDurable(6, -1, &taken);
   EXPECT_TRUE(taken.empty());
-  table_->TakeDurable(7, &taken);
+  table_->TakeDurable(7, -1, &taken);
   ASSERT_EQ(taken.size(), 1u);
   EXPECT_EQ(taken[0], c);
   taken.clear();
-  table_->TakeDurable(8, &taken);  // taken once only
+  table_->TakeDurable(8, -1, &taken);  // taken once only
   EXPECT_TRUE(taken.empty());
+}
+
+// io_uring: a connection belongs to the ring that accepted it; only its home worker
+// takes it off the held list (epoll connections, home -1, go to any worker).
+TEST_F(ConnectionTableTest, held_connections_with_a_home_are_taken_by_their_home_worker_only) {
+  MakeTable(2);
+  bool* freed = nullptr;
+  ClientConnection* c = Connect(&freed);
+  c->SetHome(1);
+  c->output()->append("0\t1\n");
+  c->HoldOutput(5, 0, 0, 0);
+  table_->Hold(&c, 1);
+  std::vector<ClientConnection*> taken;
+  table_->TakeDurable(5, 0, &taken);
+  EXPECT_TRUE(taken.empty());
+  table_->TakeDurable(5, 1, &taken);
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0], c);
 }
 
 // Shutdown: a stopping worker waits for a batch to become durable, not for a clock;
