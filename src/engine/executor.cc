@@ -57,7 +57,7 @@ bool GaleraNodeServesReads() {
 
 const char* GaleraState() {
   if (!WSREP_ON) return "OFF";
-  if (GaleraNodeReady()) return "READS";
+  if (GaleraNodeReady()) return "READY";
   return global_system_variables.wsrep_dirty_reads ? "DIRTY_READS" : "REFUSED";
 }
 
@@ -238,6 +238,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
   WireStatus s = RefusedByServerState(r);
   if (s.ok()) s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
+  if (s.ok()) s = RefusedByGalera(r, oi);
   if (s.ok()) s = CheckRequest(item.request, oi);
   if (s.ok() && bindings->account_logins)
     s = CheckGrants(bindings, bindings->Find(r.index_id), oi, r);
@@ -253,30 +254,25 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
 
 // What the server's state refuses `r`, as it refuses SQL: read_only holds rowsocket's
 // clients to it like SQL's ordinary users (rowsocket's threads have every privilege; a
-// replica's read_only must not let writes through); a Galera node refuses writes (see
-// RefuseGaleraWrite) and, when not ready, reads (ER_UNKNOWN_COM_ERROR, as SQL answers).
+// replica's read_only must not let writes through); a Galera node that is not ready
+// refuses writes, and reads unless wsrep_dirty_reads allows them (ER_UNKNOWN_COM_ERROR,
+// as SQL answers).
 WireStatus EngineExecutor::RefusedByServerState(const Request& r) {
   if (opt_readonly && r.IsWrite()) return WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
   if (!WSREP_ON) return WireStatus::OK();
-  if (r.IsWrite()) return RefuseGaleraWrite();
-  if (GaleraNodeServesReads()) return WireStatus::OK();
-  stats_->galera_reads_refused.Add();
+  if (r.IsWrite() ? GaleraNodeReady() : GaleraNodeServesReads()) return WireStatus::OK();
+  (r.IsWrite() ? stats_->galera_writes_refused : stats_->galera_reads_refused).Add();
   return WireStatus::StorageCode(ER_UNKNOWN_COM_ERROR);
 }
 
-// On a Galera node, a write through the handler API on rowsocket's own threads is
-// not a cluster transaction: it would be certified and replicated nowhere, and the
-// nodes would silently diverge. Until rowsocket's writes are wsrep transactions,
-// they are refused (reads go on) and the first refusal is logged.
-WireStatus EngineExecutor::RefuseGaleraWrite() {
-  static std::atomic<bool> logged{false};
-  if (!logged.exchange(true)) {
-    Log(LogLevel::kWarning,
-        "this server is a Galera node (wsrep_on=ON): rowsocket refuses writes "
-        "(`1 1 galera`), which would not be replicated to the cluster; reads are served");
-  }
+// On a Galera node with wsrep_certify_nonPK=OFF, a write to a table without a primary
+// key is refused as SQL refuses it (ER_LOCK_DEADLOCK): such rows would be certified
+// by no key of their own.
+WireStatus EngineExecutor::RefusedByGalera(const Request& r, const OpenIndex* oi) {
+  if (!WSREP_ON || wsrep_certify_nonPK || !r.IsWrite()) return WireStatus::OK();
+  if (oi->table()->s->primary_key != MAX_KEY) return WireStatus::OK();
   stats_->galera_writes_refused.Add();
-  return ErrorStatus(WireError::kGalera);
+  return WireStatus::StorageCode(ER_LOCK_DEADLOCK);
 }
 
 // rowsocket_auth=account: `A 2` answers a nonce; `A 3` and `A 4` log the connection
@@ -492,6 +488,8 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
     step.status = insert.error;
     return step;
   }
+  step.status = RefusedByGalera(r, lookup.value);
+  if (!step.status.ok()) return step;
   if (bindings->account_logins) {
     step.status = CheckContainerGrants(bindings, binding.get(), lookup.value, r);
     if (!step.status.ok()) return step;
@@ -751,6 +749,9 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       return true;
     case GroupTransaction::Outcome::kRolledBack:
       return false;
+    case GroupTransaction::Outcome::kConflict:
+      AnswerConflict(items, begin, end);
+      return false;
     case GroupTransaction::Outcome::kCommitFailed:
       break;
   }
@@ -764,6 +765,22 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
     AnswerError(items[i], steps_[i].index ? ErrorStatus(WireError::kCommit) : steps_[i].status);
   }
   return true;
+}
+
+// The Galera cluster aborted the group after its requests had answered: nothing of
+// it is anywhere, so each request that reached the table answers the deadlock error
+// of a rolled-back request instead (the caller may run the group again, which
+// replaces these answers).
+void EngineExecutor::AnswerConflict(BatchItem* items, size_t begin, size_t end) {
+  static LogLimit conflict;
+  LogLimited(&conflict, LogLevel::kNotice,
+             "%zu write requests rolled back by a Galera cluster conflict", end - begin);
+  for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
+  for (size_t i = begin; i < end; ++i) {
+    if (items[i].deferred) continue;
+    AnswerError(items[i], steps_[i].index ? WireStatus::StorageCode(HA_ERR_LOCK_DEADLOCK)
+                                          : steps_[i].status);
+  }
 }
 
 void EngineExecutor::Answer(const BatchItem& item, const Step& step) {

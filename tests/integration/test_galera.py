@@ -56,24 +56,40 @@ def galera_state(sql):
 def test_the_node_is_a_galera_node(sql):
     assert sql.value("SELECT @@wsrep_on") == "1"
     assert sql.rows("SHOW GLOBAL STATUS LIKE 'wsrep_ready'") == [("wsrep_ready", "ON")]
-    assert galera_state(sql) == "READS"
+    assert galera_state(sql) == "READY"
 
 
-def test_writes_are_refused_and_change_nothing(target, sql, server):
+def test_writes_are_cluster_transactions(target, sql):
     sql.create_table("kv", "k INT PRIMARY KEY, v VARCHAR(20)", [(1, "one"), (2, "two")])
-    refused_before = status(sql, "galera_writes_refused")
+    committed_before = int(sql.rows("SHOW GLOBAL STATUS LIKE 'wsrep_last_committed'")[0][1])
     with hs.Connection(target.port_wr) as w:
         w.open_index(0, "kv", ["k", "v"])
-        assert w.request([0, "+", 2, 3, "three"]) == ["1", "1", "galera"]
-        assert w.request(hs.find(0, "=", [1], 1, 0, ["U", 1, "uno"])) == ["1", "1", "galera"]
-        assert w.request(hs.find(0, "=", [2], 1, 0, ["D"])) == ["1", "1", "galera"]
-        assert w.request(hs.find(0, "=", [1], 1, 0, ["+", 1, "x"]))[:3] == ["1", "1", "galera"]
-        # Finds on the write listener are reads, and are served.
-        assert w.request(hs.find(0, "=", [1])) == ["0", "2", "1", "one"]
-    assert sql.rows("SELECT k, v FROM test.kv ORDER BY k") == [("1", "one"), ("2", "two")]
-    assert status(sql, "galera_writes_refused") - refused_before == 4
-    log = server.error_log()
-    assert log.count("rowsocket refuses writes") == 1, log[-2000:]
+        assert w.request([0, "+", 2, 3, "three"]) == ["0", "1"]
+        assert w.request(hs.find(0, "=", [1], 1, 0, ["U", 1, "uno"])) == ["0", "1", "1"]
+        assert w.request(hs.find(0, "=", [2], 1, 0, ["D"])) == ["0", "1", "1"]
+        assert w.request(hs.find(0, "=", [1], 1, 0, ["+", 1, "x"]))[:2] == ["1", "1"]
+        assert w.request(hs.find(0, "=", [1])) == ["0", "2", "1", "uno"]
+    assert sql.rows("SELECT k, v FROM test.kv ORDER BY k") == [("1", "uno"), ("3", "three")]
+    # Each write was a transaction of the cluster, certified and given a seqno.
+    committed = int(sql.rows("SHOW GLOBAL STATUS LIKE 'wsrep_last_committed'")[0][1])
+    assert committed - committed_before >= 3
+
+
+def test_a_table_without_primary_key_follows_wsrep_certify_nonpk(target, sql):
+    sql.create_table("nopk", "k INT, v VARCHAR(20), KEY (k)", [(1, "one")])
+    with hs.Connection(target.port_wr) as w:
+        w.open_index(0, "nopk", ["k", "v"], index="k")
+        assert w.request([0, "+", 2, 2, "two"]) == ["0", "1"]
+        sql.execute("SET GLOBAL wsrep_certify_nonPK = OFF")
+        try:
+            refused_before = status(sql, "galera_writes_refused")
+            assert w.request([0, "+", 2, 3, "three"]) == ["1", "1", "1213"]
+            assert w.request(hs.find(0, "=", [1], 1, 0, ["D"])) == ["1", "1", "1213"]
+            assert status(sql, "galera_writes_refused") - refused_before == 2
+            assert w.request(hs.find(0, "=", [1])) == ["0", "2", "1", "one"]
+        finally:
+            sql.execute("SET GLOBAL wsrep_certify_nonPK = ON")
+    assert sql.rows("SELECT k, v FROM test.nopk ORDER BY k") == [("1", "one"), ("2", "two")]
 
 
 def test_reads_and_sql_go_on(target, sql):
@@ -100,7 +116,7 @@ def test_a_node_that_rejects_queries_refuses_finds_unless_dirty_reads(target, sq
         finally:
             sql.execute("SET GLOBAL wsrep_dirty_reads = OFF")
             sql.execute("SET GLOBAL wsrep_reject_queries = NONE")
-        assert galera_state(sql) == "READS"
+        assert galera_state(sql) == "READY"
         assert r.request(hs.find(0, "=", [101])) == ["0", "1", "Yukari Takeba"]
     assert status(sql, "galera_reads_refused") - refused_before == 1
 
