@@ -56,9 +56,14 @@ GaleraTransaction::Result GaleraTransaction::End() {
   const bool aborted = wsrep_after_statement(thd_) != 0;
   const bool replayed =
       !aborted && replay && thd_->wsrep_trx().state() == wsrep::transaction::s_committed;
-  // A brute-force abort interrupts the THD as KILL QUERY does; the group's end
-  // answers for it, so the worker must not take it for an administrator's KILL.
-  if (aborted || replay) thd_->reset_kill_query();
+  // A brute-force abort interrupts the THD as KILL QUERY does and leaves a deadlock
+  // error on it; the group's end answers for both, so neither may reach the group
+  // that runs next (the worker would take the first for an administrator's KILL,
+  // the requests the second for their own error).
+  if (aborted || replay) {
+    thd_->reset_kill_query();
+    thd_->clear_error();
+  }
   wsrep_after_command_before_result(thd_);
   wsrep_after_command_after_result(thd_);
   if (aborted) return Result::kAborted;
