@@ -13,6 +13,7 @@ galera-4 and takes about a minute on two cores.
 """
 
 import os
+import random
 import threading
 import time
 
@@ -130,13 +131,14 @@ ROUNDS = 60      # pipelined batches per client
 PIPELINE = 6     # increments per batch
 
 
-def increment_client(port, column, answers, errors):
-    """Pipelines increments of `column` on random rows; records every answer."""
-    import random
+def increment_client(port, column, answers, errors, start):
+    """Pipelines increments of `column` on random rows, from when every client is
+    ready (`start`, a barrier); records every answer."""
     rng = random.Random(column)
     try:
         with hs.Connection(port) as w:
             w.open_index(0, "counters", [column])
+            start.wait(timeout=30)
             for _ in range(ROUNDS):
                 keys = [rng.randrange(KEYS) for _ in range(PIPELINE)]
                 w.send_lines([hs.find(0, "=", [k], 1, 0, ["+", 1]) for k in keys])
@@ -153,9 +155,10 @@ def test_concurrent_writers_on_two_nodes_tell_the_truth(cluster, sqls):
     conflicts_before = sum(int(n.status("Rowsocket_galera_conflicts")) for n in cluster.nodes)
     answers = {"a": [], "b": []}
     errors = []
+    start = threading.Barrier(2)
     threads = [threading.Thread(target=increment_client,
                                 args=(cluster.nodes[i].plugin.port_wr, column, answers[column],
-                                      errors))
+                                      errors, start))
                for i, column in [(0, "a"), (1, "b")]]
     for t in threads:
         t.start()
