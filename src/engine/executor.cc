@@ -570,7 +570,7 @@ void EngineExecutor::AnswerMemcached(const BatchItem& item, const Step& step) {
     if (!step.status.ok()) return AnswerError(item, step.status);
     return AnswerMemcachedWithoutRows(mc, item.out);
   }
-  if (thread_.thd()->killed != NOT_KILLED) return AnswerError(item, ErrorStatus(WireError::kKilled));
+  if (thread_.thd()->killed != NOT_KILLED) return AnswerError(item, KilledStatus(thread_.thd()));
   if (item.request->IsWrite()) thread_.thd()->set_time();
   if (mc.command == McCommand::kFlushAll) return FlushContainer(mc, step, item.out);
   KvResult result;
@@ -796,8 +796,9 @@ void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
     result.status = step.status;
     w.Result(step.status);
   } else if (thread_.thd()->killed != NOT_KILLED) {
-    // KILL of this worker's process-list id: the rest of its batch does not run.
-    result.status = ErrorStatus(WireError::kKilled);
+    // KILL of this worker's process-list id (or a Galera cluster's interruption):
+    // the rest of its batch does not run.
+    result.status = KilledStatus(thread_.thd());
     w.Error(result.status);
   } else {
     // Each write is a statement of its own time, as in SQL: ON UPDATE values and

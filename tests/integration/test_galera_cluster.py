@@ -108,6 +108,28 @@ def test_writes_on_node1_are_seen_on_every_node(cluster, sqls):
     assert_everywhere(cluster, sqls, "kv", [("1", "uno"), ("3", "three"), ("4", "four")])
 
 
+def test_ddl_on_another_node_passes_tables_rowsocket_holds_open(cluster, sqls):
+    """A replicated ALTER needs the table's metadata lock on every node; rowsocket's
+    workers on node 1, which keep the table open between batches, give it up."""
+    node1 = cluster.nodes[0]
+    sqls[0].create_table("ddl", "k INT PRIMARY KEY, v VARCHAR(20)", [(1, "one")])
+    assert table_rows(sqls[1], "ddl") == [("1", "one")]
+    with hs.Connection(node1.plugin.port) as r, hs.Connection(node1.plugin.port_wr) as w:
+        r.open_index(0, "ddl", ["k", "v"])
+        w.open_index(0, "ddl", ["k", "v"])
+        assert r.request(hs.find(0, "=", [1])) == ["0", "2", "1", "one"]
+        assert w.request([0, "+", 2, 2, "two"]) == ["0", "1"]
+        started = time.monotonic()
+        sqls[1].execute("ALTER TABLE test.ddl ADD COLUMN n INT NOT NULL DEFAULT 7")
+        assert time.monotonic() - started < 20
+        assert table_rows(sqls[0], "ddl", "k, v, n") == [("1", "one", "7"), ("2", "two", "7")]
+        assert r.request(hs.find(0, "=", [1])) == ["0", "2", "1", "one"]
+        assert w.request([0, "+", 2, 3, "three"]) == ["0", "1"]
+    assert table_rows(sqls[2], "ddl", "k, v, n") == [("1", "one", "7"), ("2", "two", "7"),
+                                                     ("3", "three", "7")]
+    assert "KILL of worker" not in node1.server.error_log()
+
+
 def test_memcached_sets_on_one_node_are_read_on_the_others(cluster, sqls):
     setter = Raw(memcached_port(cluster.nodes[0]))
     try:
