@@ -131,8 +131,16 @@ class GaleraCluster:
         return self
 
     def stop(self):
+        """Stops every node (a node that does not stop on SIGTERM is killed), then
+        raises the first failure."""
+        failures = []
         for node in reversed(self.nodes):
-            node.server.stop()
+            try:
+                node.server.stop()
+            except Exception as e:
+                failures.append(e)
+        if failures:
+            raise failures[0]
 
     @staticmethod
     def wait_synced(node, size, timeout=SYNC_TIMEOUT):
