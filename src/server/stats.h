@@ -44,7 +44,7 @@ namespace rowsocket {
   X(batches, "batches executed (one statement or transaction each)")               \
   X(batch_requests, "requests executed in batches (batch_requests / batches = mean size)") \
   X(commits, "write transactions committed")                                       \
-  X(rollbacks, "write batches rolled back by the storage engine and retried")      \
+  X(rollbacks, "write batches rolled back (a deadlock, or a Galera conflict) and retried") \
   X(lock_wait_timeouts, "requests answered with a lock wait timeout")              \
   X(deadlocks, "requests answered with a deadlock error")                          \
   X(galera_writes_refused,                                                         \
