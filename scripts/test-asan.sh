@@ -2,9 +2,10 @@
 # The AddressSanitizer job: builds the plugin with -fsanitize=address into
 # build-asan/, then runs the integration suites that exercise lifecycle (INSTALL /
 # UNINSTALL under load, shutdown with hundreds of connections), bad input, limits,
-# pipelines, writes, deadlocks and the fuzzer against a mariadbd that preloads
-# libasan; the lifecycle suites also with rowsocket_io=io_uring. A memory error in the plugin aborts mariadbd, which fails the test that
-# caused it.
+# pipelines, writes, deadlocks, Galera write transactions (one node) and the fuzzer
+# against a mariadbd that preloads libasan; the lifecycle suites also with
+# rowsocket_io=io_uring. A memory error in the plugin aborts mariadbd, which fails the
+# test that caused it.
 # (mariadbd itself is not instrumented, so leak checking is off.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,4 +29,4 @@ exec /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   test_lifecycle.py test_errors.py test_pipeline.py test_safety.py test_modify.py \
   test_types.py test_write_concurrency.py test_observability.py test_modify_atomic.py \
   test_modify_moving_rows.py test_fuzz.py test_tls.py test_accounts.py test_memcached.py \
-  test_memcached_accounts.py "$@"
+  test_memcached_accounts.py test_galera.py "$@"

@@ -30,9 +30,10 @@ uint64_t LogFlushes();
 uint64_t LogFlushMicroseconds();
 
 // What rowsocket serves on this server as a Galera node (see docs/REPLICATION.md):
-// "OFF" (not a Galera node: everything), "READS" (a node ready for clients: reads;
-// writes are refused), "DIRTY_READS" (a node not ready, with wsrep_dirty_reads: reads)
-// or "REFUSED" (a node not ready: reads and writes are refused). Any thread.
+// "OFF" (not a Galera node), "READY" (a node ready for clients: reads, and writes as
+// cluster transactions), "DIRTY_READS" (a node not ready, with wsrep_dirty_reads:
+// reads; writes are refused) or "REFUSED" (a node not ready: reads and writes are
+// refused). Any thread.
 const char* GaleraState();
 
 // The server's own certificate, key and CA files (ssl_cert, ssl_key, ssl_ca; empty

@@ -57,7 +57,7 @@ bool GaleraNodeServesReads() {
 
 const char* GaleraState() {
   if (!WSREP_ON) return "OFF";
-  if (GaleraNodeReady()) return "READS";
+  if (GaleraNodeReady()) return "READY";
   return global_system_variables.wsrep_dirty_reads ? "DIRTY_READS" : "REFUSED";
 }
 
@@ -240,6 +240,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
   WireStatus s = RefusedByServerState(r);
   if (s.ok()) s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
+  if (s.ok()) s = RefusedByGalera(r, oi);
   if (s.ok()) s = CheckRequest(item.request, oi);
   if (s.ok() && bindings->account_logins)
     s = CheckGrants(bindings, bindings->Find(r.index_id), oi, r);
@@ -255,30 +256,25 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
 
 // What the server's state refuses `r`, as it refuses SQL: read_only holds rowsocket's
 // clients to it like SQL's ordinary users (rowsocket's threads have every privilege; a
-// replica's read_only must not let writes through); a Galera node refuses writes (see
-// RefuseGaleraWrite) and, when not ready, reads (ER_UNKNOWN_COM_ERROR, as SQL answers).
+// replica's read_only must not let writes through); a Galera node that is not ready
+// refuses writes, and reads unless wsrep_dirty_reads allows them (ER_UNKNOWN_COM_ERROR,
+// as SQL answers).
 WireStatus EngineExecutor::RefusedByServerState(const Request& r) {
   if (opt_readonly && r.IsWrite()) return WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
   if (!WSREP_ON) return WireStatus::OK();
-  if (r.IsWrite()) return RefuseGaleraWrite();
-  if (GaleraNodeServesReads()) return WireStatus::OK();
-  stats_->galera_reads_refused.Add();
+  if (r.IsWrite() ? GaleraNodeReady() : GaleraNodeServesReads()) return WireStatus::OK();
+  (r.IsWrite() ? stats_->galera_writes_refused : stats_->galera_reads_refused).Add();
   return WireStatus::StorageCode(ER_UNKNOWN_COM_ERROR);
 }
 
-// On a Galera node, a write through the handler API on rowsocket's own threads is
-// not a cluster transaction: it would be certified and replicated nowhere, and the
-// nodes would silently diverge. Until rowsocket's writes are wsrep transactions,
-// they are refused (reads go on) and the first refusal is logged.
-WireStatus EngineExecutor::RefuseGaleraWrite() {
-  static std::atomic<bool> logged{false};
-  if (!logged.exchange(true)) {
-    Log(LogLevel::kWarning,
-        "this server is a Galera node (wsrep_on=ON): rowsocket refuses writes "
-        "(`1 1 galera`), which would not be replicated to the cluster; reads are served");
-  }
+// On a Galera node with wsrep_certify_nonPK=OFF, a write to a table without a primary
+// key is refused as SQL refuses it (ER_LOCK_DEADLOCK): such rows would be certified
+// by no key of their own.
+WireStatus EngineExecutor::RefusedByGalera(const Request& r, const OpenIndex* oi) {
+  if (!WSREP_ON || wsrep_certify_nonPK || !r.IsWrite()) return WireStatus::OK();
+  if (oi->table()->s->primary_key != MAX_KEY) return WireStatus::OK();
   stats_->galera_writes_refused.Add();
-  return ErrorStatus(WireError::kGalera);
+  return WireStatus::StorageCode(ER_LOCK_DEADLOCK);
 }
 
 // rowsocket_auth=account: `A 2` answers a nonce; `A 3` and `A 4` log the connection
@@ -496,6 +492,8 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
     step.status = insert.error;
     return step;
   }
+  step.status = RefusedByGalera(r, lookup.value);
+  if (!step.status.ok()) return step;
   if (bindings->account_logins) {
     step.status = CheckContainerGrants(bindings, binding.get(), lookup.value, r);
     if (!step.status.ok()) return step;
@@ -576,7 +574,7 @@ void EngineExecutor::AnswerMemcached(const BatchItem& item, const Step& step) {
     if (!step.status.ok()) return AnswerError(item, step.status);
     return AnswerMemcachedWithoutRows(mc, item.out);
   }
-  if (thread_.thd()->killed != NOT_KILLED) return AnswerError(item, ErrorStatus(WireError::kKilled));
+  if (thread_.thd()->killed != NOT_KILLED) return AnswerError(item, KilledStatus(thread_.thd()));
   if (item.request->IsWrite()) thread_.thd()->set_time();
   if (mc.command == McCommand::kFlushAll) return FlushContainer(mc, step, item.out);
   KvResult result;
@@ -759,6 +757,9 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       return true;
     case GroupTransaction::Outcome::kRolledBack:
       return false;
+    case GroupTransaction::Outcome::kConflict:
+      AnswerConflict(items, begin, end);
+      return false;
     case GroupTransaction::Outcome::kCommitFailed:
       break;
   }
@@ -774,6 +775,22 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
   return true;
 }
 
+// The Galera cluster aborted the group after its requests had answered: nothing of
+// it is anywhere, so each request that reached the table answers the deadlock error
+// of a rolled-back request instead (the caller may run the group again, which
+// replaces these answers).
+void EngineExecutor::AnswerConflict(BatchItem* items, size_t begin, size_t end) {
+  static LogLimit conflict;
+  LogLimited(&conflict, LogLevel::kNotice,
+             "%zu write requests rolled back by a Galera cluster conflict", end - begin);
+  for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
+  for (size_t i = begin; i < end; ++i) {
+    if (items[i].deferred) continue;
+    AnswerError(items[i], steps_[i].index ? WireStatus::StorageCode(HA_ERR_LOCK_DEADLOCK)
+                                          : steps_[i].status);
+  }
+}
+
 void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
   if (item.request->type == RequestType::kMemcached) return AnswerMemcached(item, step);
   ResponseWriter w(item.out);
@@ -787,8 +804,9 @@ void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
     result.status = step.status;
     w.Result(step.status);
   } else if (thread_.thd()->killed != NOT_KILLED) {
-    // KILL of this worker's process-list id: the rest of its batch does not run.
-    result.status = ErrorStatus(WireError::kKilled);
+    // KILL of this worker's process-list id (or a Galera cluster's interruption):
+    // the rest of its batch does not run.
+    result.status = KilledStatus(thread_.thd());
     w.Error(result.status);
   } else {
     // Each write is a statement of its own time, as in SQL: ON UPDATE values and

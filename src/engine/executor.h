@@ -84,14 +84,16 @@ class EngineExecutor : public Executor {
   Opened<OpenIndex> BoundIndex(EngineIndexBindings* bindings, uint32_t id);
   Opened<OpenIndex> OpenForThisWorker(IndexBinding* binding);
   bool SchemaAllowed(std::string_view db) const;
-  WireStatus RefuseGaleraWrite();
   WireStatus RefusedByServerState(const Request& r);
+  WireStatus RefusedByGalera(const Request& r, const OpenIndex* oi);
   WireStatus RefreshGrants(EngineIndexBindings* bindings, OpenIndex* oi,
                            const std::vector<Field*>& filters, IndexGrants* grants);
 
   // Runs items[begin..end) in order with their tables locked, as one statement
-  // (reads) or transaction (writes); false if the storage engine rolled it back.
+  // (reads) or transaction (writes); false if the storage engine rolled it back or
+  // a Galera cluster aborted it.
   bool RunGroup(BatchItem* items, size_t begin, size_t end);
+  void AnswerConflict(BatchItem* items, size_t begin, size_t end);
   bool RunWithRetry(BatchItem* items, size_t begin, size_t end);
   void RunEachConnection(BatchItem* items, size_t count);
   // Lock order (lock_order.cc): runs a group of single-row writes in key order.

@@ -10,6 +10,7 @@ namespace rowsocket {
 GroupTransaction::GroupTransaction(THD* thd, bool writes, SharedLogFlusher* flusher,
                                    const std::function<void()>* wake, WorkerStats* stats)
     : thd_(thd),
+      galera_(thd),
       writes_(writes),
       shared_flusher_(writes ? flusher : nullptr),
       wake_(wake),
@@ -41,6 +42,13 @@ bool GroupTransaction::Lock(bool writes, bool locking_reads, bool wait) {
   if (lock_ == nullptr) {
     if (writes_ && !write_statement_) LockAsReads(false);
     thd_->clear_error();
+    return false;
+  }
+  if (write_statement_ && !galera_.Begin()) {
+    static LogLimit not_started;
+    LogLimited(&not_started, LogLevel::kError, "could not start a Galera (wsrep) transaction");
+    mysql_unlock_tables(thd_, lock_);
+    lock_ = nullptr;
     return false;
   }
   if (write_statement_) BeginWriteStatement();
@@ -125,6 +133,19 @@ GroupTransaction::Outcome GroupTransaction::End() {
       LockAsReads(false);
   }
   thd_->mdl_context.release_statement_locks();
+  switch (galera_.End()) {
+    case GaleraTransaction::Result::kNone:
+    case GaleraTransaction::Result::kCommitted:
+      break;
+    case GaleraTransaction::Result::kReplayed:
+      if (outcome != Outcome::kCommitted) stats_->commits.Add();
+      outcome = Outcome::kCommitted;
+      break;
+    case GaleraTransaction::Result::kAborted:
+      stats_->galera_conflicts.Add();
+      outcome = Outcome::kConflict;
+      break;
+  }
   return outcome;
 }
 
@@ -160,10 +181,13 @@ bool GroupTransaction::Commit() {
 
 // The engine whose commit may leave its flush to the log flusher: the transaction's
 // only participant that wrote, and InnoDB; no binary log (its two-phase commit
-// orders and syncs commits itself) and no system-versioned table (whose commit
-// ha_commit_trans records in the transaction registry first).
+// orders and syncs commits itself), no Galera node (whose commits are certified and
+// committed in the cluster's order, inside which the engine's commit_ordered step
+// must run) and no system-versioned table (whose commit ha_commit_trans records in
+// the transaction registry first).
 handlerton* GroupTransaction::FlushDeferrable() {
   if (shared_flusher_ == nullptr || !*wake_ || mysql_bin_log.is_open()) return nullptr;
+  if (WSREP_NNULL(thd_)) return nullptr;
   for (TABLE* t : tables_)
     if (t->versioned()) return nullptr;
   if (thd_->transaction->all.ha_list != nullptr) return nullptr;

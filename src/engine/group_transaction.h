@@ -3,7 +3,8 @@
 // protection that FLUSH TABLES WITH READ LOCK and backups wait for), makes a write
 // group one row-based binary log statement, and ends it: a commit (one statement
 // for reads, one transaction for writes) whose log flush may be left to the log
-// flusher, or the server's side of a rollback the storage engine already made.
+// flusher, or the server's side of a rollback the storage engine already made. On
+// a Galera node a write group is a cluster transaction (galera_transaction.h).
 // The requests themselves run between Lock and End (row_requests.h).
 //
 // One per executor, on its worker's thread; reused group after group.
@@ -12,6 +13,7 @@
 #include <functional>
 #include <vector>
 
+#include "engine/galera_transaction.h"
 #include "engine/log_flusher.h"
 #include "engine/server_headers.h"
 #include "engine/table_cache.h"
@@ -33,7 +35,8 @@ class GroupTransaction {
   void Add(TableEntry* entry);
   // Locks the tables added, all at once, waiting at most the THD's lock wait; for a
   // group with `writes`, after the backup protection. True when locked (or when
-  // the group has no table); false when a lock could not be had (nothing to undo).
+  // the group has no table); false when a lock could not be had, or on a Galera
+  // node the group's wsrep transaction could not start (nothing to undo).
   // On a write worker, a group without writes whose reads need no row locks
   // (`locking_reads` false: memcached's gets) runs as a read worker's statement
   // does: consistent reads that neither wait for nor take row locks. Without `wait`,
@@ -44,6 +47,8 @@ class GroupTransaction {
     kCommitted,     // or nothing to commit: the group's answers stand
     kCommitFailed,  // nothing the group wrote is durable; logged
     kRolledBack,    // the storage engine undid the transaction (a deadlock)
+    kConflict,      // a Galera cluster aborted it (certification failure or
+                    // brute-force abort): rolled back, nothing of it anywhere
   };
   // Ends the group's statement: ends its scans, commits (or ends the rollback),
   // unlocks the tables and releases the statement's metadata locks.
@@ -65,6 +70,7 @@ class GroupTransaction {
   void InvalidateQueryCache();
 
   THD* const thd_;
+  GaleraTransaction galera_;          // a write worker's groups on a Galera node
   const bool writes_;                 // a write worker's: binlog statements, commits
   bool write_statement_ = false;      // the locked group is a write statement
   SharedLogFlusher* shared_flusher_;  // null for reads

@@ -7,6 +7,7 @@
 
 #include "engine/row_io.h"
 #include "engine/row_rules.h"
+#include "engine/server_thread.h"
 #include "protocol/wire_errors.h"
 #include "util/log.h"
 
@@ -133,7 +134,7 @@ WireStatus RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& pl
     while (rc == 0) {
       if (max_examined != 0 && ++examined > max_examined)
         return ErrorStatus(WireError::kRowsExamined);
-      if (thd_->killed != NOT_KILLED) return ErrorStatus(WireError::kKilled);
+      if (thd_->killed != NOT_KILLED) return KilledStatus(thd_);
       RowVerdict verdict = RowVerdict::kTake;
       // History rows of a system-versioned table are not there for a find, as for
       // SQL's SELECT.

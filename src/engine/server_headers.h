@@ -24,3 +24,9 @@
 #include "set_var.h"
 #include "sql_plugin.h"
 #include "wsrep_mysqld.h"
+// The server's wsrep transaction hooks (galera_transaction.cc). Their headers
+// declare, as the server's own functions, two names that the plugin service
+// header (mysql/service_wsrep.h) makes macros for a dynamic plugin.
+#undef wsrep_xid_seqno
+#undef wsrep_xid_uuid
+#include "wsrep_trans_observer.h"

@@ -2,6 +2,7 @@
 // Runs on a worker thread.
 #include "engine/server_thread.h"
 
+#include "protocol/wire_errors.h"
 #include "util/log.h"
 
 namespace rowsocket {
@@ -85,10 +86,26 @@ bool ServerThread::SetSessionVariable(const char* name, unsigned long long value
 
 void ServerThread::Interrupt() { thd_->awake(KILL_QUERY); }
 
+// On a wsrep THD an administrator's KILL goes through wsrep_kill_thd, which records
+// it in wsrep_abort_by_kill; a brute-force abort of the cluster does not.
+bool KilledByCluster(const THD* thd) {
+  return thd->killed != NOT_KILLED && WSREP_NNULL(thd) &&
+         thd->wsrep_abort_by_kill == NOT_KILLED;
+}
+
+WireStatus KilledStatus(const THD* thd) {
+  if (KilledByCluster(thd)) return WireStatus::StorageCode(HA_ERR_LOCK_DEADLOCK);
+  return ErrorStatus(WireError::kKilled);
+}
+
 bool ServerThread::ShutdownRequested() {
   killed_state k = thd_->killed;
   if (k == NOT_KILLED) return false;
   if (k == KILL_SERVER || k == KILL_SERVER_HARD) return true;
+  if (KilledByCluster(thd_)) {
+    thd_->reset_killed();
+    return false;
+  }
   static LogLimit killed;
   LogLimited(&killed, LogLevel::kWarning,
              "KILL of worker thread %llu ended its batch (its remaining requests answered "

@@ -7,8 +7,18 @@
 #pragma once
 
 #include "engine/server_headers.h"
+#include "protocol/wire_status.h"
 
 namespace rowsocket {
+
+// True when `thd` was interrupted by a Galera cluster rather than by an
+// administrator: a replicated transaction or DDL needed a lock the thread held (a
+// worker gives up a table's metadata lock on its next tick).
+bool KilledByCluster(const THD* thd);
+
+// The answer of a request that a KILL stopped: `killed`, or for a Galera cluster's
+// interruption the deadlock error (`149`), as SQL's statements get a deadlock there.
+WireStatus KilledStatus(const THD* thd);
 
 class ServerThread {
  public:
@@ -39,8 +49,10 @@ class ServerThread {
   void Interrupt();
 
   // True once the server is shutting down. A KILL from an administrator that is
-  // not a shutdown is logged and cleared: workers live as long as the plugin.
+  // not a shutdown is logged and cleared: workers live as long as the plugin. So is,
+  // quietly, one from a Galera cluster (see KilledByCluster).
   bool ShutdownRequested();
+
 
  private:
   THD* thd_ = nullptr;

@@ -17,8 +17,6 @@ constexpr WireErrorInfo kErrors[] = {
     {kTable, "triggers", "the table has SQL triggers, which rowsocket cannot run; writes "
                          "are refused"},
     {kTable, "killed", "an administrator's KILL ended the worker's batch"},
-    {kTable, "galera", "the server is a Galera node (wsrep_on=ON): rowsocket's writes would "
-                       "not reach the other nodes, so they are refused; reads go on"},
     {kRequest, "cmd", "unknown command: a request starts with P, A or an index id"},
     {kRequest, "syntax", "malformed request (missing or extra tokens, or a bad number)"},
     {kRequest, "readonly", "writes are refused on the read-only listener; use the write port"},

@@ -19,7 +19,6 @@ enum class WireError : uint8_t {
   kCommit,       // commit
   kTriggers,     // triggers
   kKilled,       // killed
-  kGalera,       // galera
   // Code 2: the request.
   kCmd,          // cmd
   kSyntax,       // syntax

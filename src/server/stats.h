@@ -44,13 +44,17 @@ namespace rowsocket {
   X(batches, "batches executed (one statement or transaction each)")               \
   X(batch_requests, "requests executed in batches (batch_requests / batches = mean size)") \
   X(commits, "write transactions committed")                                       \
-  X(rollbacks, "write batches rolled back by the storage engine and retried")      \
+  X(rollbacks, "write batches rolled back (a deadlock, or a Galera conflict) and retried") \
   X(lock_wait_timeouts, "requests answered with a lock wait timeout")              \
   X(deadlocks, "requests answered with a deadlock error")                          \
   X(galera_writes_refused,                                                         \
-    "writes answered `1 1 galera`: the server is a Galera node (wsrep_on=ON)")     \
+    "writes answered `1 1 1047`: the Galera node is not ready for clients (or "     \
+    "`1 1 1213`: a table without a primary key while wsrep_certify_nonPK is OFF)")  \
   X(galera_reads_refused,                                                          \
     "finds answered `1 1 1047`: the Galera node is not ready for clients")          \
+  X(galera_conflicts,                                                              \
+    "write batches a Galera cluster aborted (certification failure or brute-force " \
+    "abort): rolled back, run again or answered `1 1 149`")                         \
   X(logins, "account logins that succeeded (rowsocket_auth=account)")              \
   X(logins_failed, "account logins refused: unknown account, wrong password, locked, ...") \
   X(requests_denied, "requests answered `3 1 denied`: the account lacks a privilege") \

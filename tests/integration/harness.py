@@ -146,9 +146,14 @@ class MariaDB:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def start(self):
+    def start(self, datadir_from=None):
+        """Starts on a fresh datadir, or on a copy of `datadir_from` (a stopped
+        server's datadir, e.g. to seed the nodes of a Galera cluster)."""
         self.base = tempfile.mkdtemp(prefix="rs-it-")
-        self._install_datadir()
+        if datadir_from:
+            shutil.copytree(datadir_from, self.datadir, symlinks=True)
+        else:
+            self._install_datadir()
         self._make_plugin_dir()
         for attempt in range(1, START_ATTEMPTS + 1):
             self._spawn()

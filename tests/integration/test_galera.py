@@ -1,15 +1,13 @@
-"""rowsocket on a Galera node: reads are served, writes are refused.
+"""rowsocket on a one-node Galera cluster: writes are cluster transactions, and a node
+that is not ready refuses what SQL refuses.
 
-A node that is not ready for clients (not synced, or wsrep_reject_queries set)
-refuses finds as it refuses SQL's queries, `1 1 1047`, unless wsrep_dirty_reads
-allows reads; Rowsocket_galera says which of these holds.
-
-rowsocket's writes go through the handler API on its own threads; on a Galera node
-(wsrep_on=ON) such a write is no cluster transaction: it is certified and replicated
-nowhere, and the nodes silently diverge. Until rowsocket's writes are wsrep
-transactions, a node with wsrep_on=ON answers every write `1 1 galera` and changes
-nothing, counts it in Rowsocket_galera_writes_refused and logs the first refusal;
-reads, `P` and SQL go on. The node here is a one-node cluster (Debian's galera-4,
+On a Galera node (wsrep_on=ON) each write batch of rowsocket is a wsrep transaction:
+certified, replicated and committed in the cluster's order before it is answered
+(test_galera_cluster.py writes on three nodes). A table without a primary key takes
+writes as wsrep_certify_nonPK says, as SQL does. A node that is not ready for clients
+(not synced, or wsrep_reject_queries set) refuses finds and writes as it refuses
+SQL's queries, `1 1 1047`, unless wsrep_dirty_reads allows reads; Rowsocket_galera
+says which of these holds. The node here is a one-node cluster (Debian's galera-4,
 bootstrapped with an empty gcomm:// address on loopback ports).
 """
 
@@ -21,27 +19,19 @@ import hs
 import servers
 import targets
 from db import Sql
+from galera_support import PROVIDER, wsrep_args
 from harness import free_ports
 
 pytestmark = targets.rowsocket_only
-
-PROVIDER = "/usr/lib/galera/libgalera_smm.so"
 
 
 @pytest.fixture(scope="module")
 def server():
     if not os.path.exists(PROVIDER):
         pytest.skip(f"no Galera provider at {PROVIDER} (Debian's galera-4)")
-    group_port, ist_port = free_ports(2)
-    options = ";".join([f"gmcast.listen_addr=tcp://127.0.0.1:{group_port}",
-                        f"ist.recv_addr=127.0.0.1:{ist_port}", "gcache.size=16M",
-                        "pc.recovery=false"])
     plugin = targets.make_plugin({})
-    with servers.running_server([plugin], extra_args=[
-            "--wsrep-on=ON", f"--wsrep-provider={PROVIDER}",
-            "--wsrep-cluster-address=gcomm://", "--wsrep-node-address=127.0.0.1",
-            f"--wsrep-provider-options={options}", "--binlog-format=ROW",
-            "--innodb-autoinc-lock-mode=2"]) as srv:
+    with servers.running_server([plugin], extra_args=wsrep_args(
+            *free_ports(3), "gcomm://")) as srv:
         yield srv
 
 
@@ -56,24 +46,40 @@ def galera_state(sql):
 def test_the_node_is_a_galera_node(sql):
     assert sql.value("SELECT @@wsrep_on") == "1"
     assert sql.rows("SHOW GLOBAL STATUS LIKE 'wsrep_ready'") == [("wsrep_ready", "ON")]
-    assert galera_state(sql) == "READS"
+    assert galera_state(sql) == "READY"
 
 
-def test_writes_are_refused_and_change_nothing(target, sql, server):
+def test_writes_are_cluster_transactions(target, sql):
     sql.create_table("kv", "k INT PRIMARY KEY, v VARCHAR(20)", [(1, "one"), (2, "two")])
-    refused_before = status(sql, "galera_writes_refused")
+    committed_before = int(sql.rows("SHOW GLOBAL STATUS LIKE 'wsrep_last_committed'")[0][1])
     with hs.Connection(target.port_wr) as w:
         w.open_index(0, "kv", ["k", "v"])
-        assert w.request([0, "+", 2, 3, "three"]) == ["1", "1", "galera"]
-        assert w.request(hs.find(0, "=", [1], 1, 0, ["U", 1, "uno"])) == ["1", "1", "galera"]
-        assert w.request(hs.find(0, "=", [2], 1, 0, ["D"])) == ["1", "1", "galera"]
-        assert w.request(hs.find(0, "=", [1], 1, 0, ["+", 1, "x"]))[:3] == ["1", "1", "galera"]
-        # Finds on the write listener are reads, and are served.
-        assert w.request(hs.find(0, "=", [1])) == ["0", "2", "1", "one"]
-    assert sql.rows("SELECT k, v FROM test.kv ORDER BY k") == [("1", "one"), ("2", "two")]
-    assert status(sql, "galera_writes_refused") - refused_before == 4
-    log = server.error_log()
-    assert log.count("rowsocket refuses writes") == 1, log[-2000:]
+        assert w.request([0, "+", 2, 3, "three"]) == ["0", "1"]
+        assert w.request(hs.find(0, "=", [1], 1, 0, ["U", 1, "uno"])) == ["0", "1", "1"]
+        assert w.request(hs.find(0, "=", [2], 1, 0, ["D"])) == ["0", "1", "1"]
+        assert w.request(hs.find(0, "=", [1], 1, 0, ["+", 1, "x"]))[:2] == ["1", "1"]
+        assert w.request(hs.find(0, "=", [1])) == ["0", "2", "1", "uno"]
+    assert sql.rows("SELECT k, v FROM test.kv ORDER BY k") == [("1", "uno"), ("3", "three")]
+    # Each write was a transaction of the cluster, certified and given a seqno.
+    committed = int(sql.rows("SHOW GLOBAL STATUS LIKE 'wsrep_last_committed'")[0][1])
+    assert committed - committed_before >= 3
+
+
+def test_a_table_without_primary_key_follows_wsrep_certify_nonpk(target, sql):
+    sql.create_table("nopk", "k INT, v VARCHAR(20), KEY (k)", [(1, "one")])
+    with hs.Connection(target.port_wr) as w:
+        w.open_index(0, "nopk", ["k", "v"], index="k")
+        assert w.request([0, "+", 2, 2, "two"]) == ["0", "1"]
+        sql.execute("SET GLOBAL wsrep_certify_nonPK = OFF")
+        try:
+            refused_before = status(sql, "galera_writes_refused")
+            assert w.request([0, "+", 2, 3, "three"]) == ["1", "1", "1213"]
+            assert w.request(hs.find(0, "=", [1], 1, 0, ["D"])) == ["1", "1", "1213"]
+            assert status(sql, "galera_writes_refused") - refused_before == 2
+            assert w.request(hs.find(0, "=", [1])) == ["0", "2", "1", "one"]
+        finally:
+            sql.execute("SET GLOBAL wsrep_certify_nonPK = ON")
+    assert sql.rows("SELECT k, v FROM test.nopk ORDER BY k") == [("1", "one"), ("2", "two")]
 
 
 def test_reads_and_sql_go_on(target, sql):
@@ -86,23 +92,32 @@ def test_reads_and_sql_go_on(target, sql):
         assert r.request(hs.find(0, "=", [5])) == ["0", "1", "five"]
 
 
-def test_a_node_that_rejects_queries_refuses_finds_unless_dirty_reads(target, sql):
-    refused_before = status(sql, "galera_reads_refused")
-    with hs.Connection(target.port) as r:
+def test_a_node_that_rejects_queries_refuses_writes_and_finds_unless_dirty_reads(target, sql):
+    sql.create_table("rq", "k INT PRIMARY KEY, v VARCHAR(20)", [(1, "one")])
+    reads_before = status(sql, "galera_reads_refused")
+    writes_before = status(sql, "galera_writes_refused")
+    with hs.Connection(target.port) as r, hs.Connection(target.port_wr) as w:
         r.open_index(0, "user", ["user_name"])
+        w.open_index(0, "rq", ["k", "v"])
         sql.execute("SET GLOBAL wsrep_reject_queries = ALL")
         try:
             assert galera_state(sql) == "REFUSED"
             assert r.request(hs.find(0, "=", [101])) == ["1", "1", "1047"]
+            assert w.request([0, "+", 2, 2, "two"]) == ["1", "1", "1047"]
             sql.execute("SET GLOBAL wsrep_dirty_reads = ON")
             assert galera_state(sql) == "DIRTY_READS"
             assert r.request(hs.find(0, "=", [101])) == ["0", "1", "Yukari Takeba"]
+            # Dirty reads are reads: writes stay refused.
+            assert w.request(hs.find(0, "=", [1], 1, 0, ["D"])) == ["1", "1", "1047"]
         finally:
             sql.execute("SET GLOBAL wsrep_dirty_reads = OFF")
             sql.execute("SET GLOBAL wsrep_reject_queries = NONE")
-        assert galera_state(sql) == "READS"
+        assert galera_state(sql) == "READY"
         assert r.request(hs.find(0, "=", [101])) == ["0", "1", "Yukari Takeba"]
-    assert status(sql, "galera_reads_refused") - refused_before == 1
+        assert w.request([0, "+", 2, 2, "two"]) == ["0", "1"]
+    assert status(sql, "galera_reads_refused") - reads_before == 1
+    assert status(sql, "galera_writes_refused") - writes_before == 2
+    assert sql.rows("SELECT k, v FROM test.rq ORDER BY k") == [("1", "one"), ("2", "two")]
 
 
 def test_a_server_without_galera_says_so(server):

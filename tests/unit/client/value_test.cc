@@ -118,7 +118,7 @@ TEST(Error, every_documented_wire_message_is_explained) {
                         "idxop", "answersize", "rowsexamined"}) {
     EXPECT_FALSE(ExplainServerError(2, m).empty()) << m;
   }
-  for (const char* m : {"open_table", "lock_tables", "triggers", "killed", "galera", "121", "1048",
+  for (const char* m : {"open_table", "lock_tables", "triggers", "killed", "121", "1048",
                         "4025"}) {
     EXPECT_FALSE(ExplainServerError(1, m).empty()) << m;
   }

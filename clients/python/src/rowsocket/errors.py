@@ -29,8 +29,6 @@ EXPLANATIONS: Dict[Tuple[int, str], str] = {
     (1, "triggers"): "the table has SQL triggers, which rowsocket cannot run; writes "
                      "are refused",
     (1, "killed"): "an administrator's KILL ended the worker's batch",
-    (1, "galera"): "the server is a Galera node (wsrep_on=ON): rowsocket's writes would "
-                   "not reach the other nodes, so they are refused; reads go on",
     # Code 2: the request.
     (2, "cmd"): "unknown command: a request starts with P, A or an index id",
     (2, "syntax"): "malformed request (missing or extra tokens, or a bad number)",
@@ -101,7 +99,10 @@ EXPLANATIONS: Dict[Tuple[int, str], str] = {
     (1, "165"): "the table is read-only",
     (1, "167"): "auto-increment value out of range",
     (1, "189"): "the disk is full",
+    (1, "1047"): "the Galera node is not ready for clients (see wsrep_ready)",
     (1, "1048"): "NULL given for a NOT NULL column",
+    (1, "1213"): "a Galera write to a table without a primary key "
+                 "(wsrep_certify_nonPK)",
     (1, "1264"): "a value out of its column's range (strict sql_mode)",
     (1, "1290"): "writes are refused while the server runs with read_only",
     (1, "1292"): "a value that is not a number or date where one is needed (strict "
