@@ -45,6 +45,16 @@ struct Pool::State {
 
   Clock::time_point Now() const { return options.clock ? options.clock() : Clock::now(); }
 
+  // Takes `e` out of use until its backoff (longer after each failure in a row) has
+  // passed; its idle connections are dropped.
+  void TakeOut(EndpointState& e) {
+    ++e.failures;
+    e.out = true;
+    const auto backoff = options.min_backoff * (1LL << std::min(e.failures - 1, 20));
+    e.retry_at = Now() + std::min<std::chrono::milliseconds>(backoff, options.max_backoff);
+    e.idle.clear();
+  }
+
   // Appends the endpoints of `list` to `order` in the order `balance` tries them.
   void AddInOrder(const std::vector<size_t>& list, Balance balance, size_t* cursor,
                   std::vector<size_t>* order) const {
@@ -203,20 +213,34 @@ Result<Pool::Lease> Pool::AcquireFrom(const Route& route) {
       after.out = false;
       return Lease(this, at, std::make_unique<Connection>(std::move(conn.value())));
     }
-    if (conn.error().is_io()) {
-      ++after.failures;
-      after.out = true;
-      const auto backoff = s.options.min_backoff * (1LL << std::min(after.failures - 1, 20));
-      after.retry_at =
-          s.Now() + std::min<std::chrono::milliseconds>(backoff, s.options.max_backoff);
-      after.idle.clear();
-    }
+    if (conn.error().is_io()) s.TakeOut(after);
     last_error = conn.error();
   }
   return *last_error;
 }
 
 // -- requests ------------------------------------------------------------------
+
+namespace {
+
+// Every request of the batch was refused by the node's state before it ran: a
+// Galera node not ready for clients (`1 1 1047`, as SQL's ER_UNKNOWN_COM_ERROR).
+// Nothing of the batch applied there.
+bool RefusedByTheNode(const BatchResult& r) {
+  if (r.replies.empty() || r.answered != r.replies.size()) return false;
+  for (const Result<Reply>& reply : r.replies) {
+    if (reply.ok() || !reply.error().is_server() || reply.error().message() != "1047")
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void Pool::TakeOut(size_t endpoint) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->TakeOut(state_->endpoints[endpoint]);
+}
 
 BatchResult Pool::Run(const Batch& batch, Session* session) {
   Route route;
@@ -240,6 +264,12 @@ BatchResult Pool::Run(const Batch& batch, Session* session) {
       session->writer_ = lease->endpoint_;
       session->until_ = state_->Now() + state_->options.read_your_writes;
       session->wrote_ = true;
+    }
+    // A node that refused the whole batch is taken out for a while, and the batch,
+    // writes included, goes to the next endpoint that can take it.
+    if (RefusedByTheNode(r) && attempt + 1 < static_cast<int>(state_->endpoints.size())) {
+      TakeOut(lease->endpoint_);
+      continue;
     }
     // A read that met a broken connection runs again, once, on a fresh one.
     if (!retry_allowed || attempt > 0 || r.answered == r.replies.size()) return r;

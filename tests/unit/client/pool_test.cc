@@ -116,6 +116,58 @@ TEST(Pool, a_write_on_a_connection_that_broke_is_not_retried) {
   EXPECT_EQ(pool.idle_connections(), 0u);  // the broken connection was dropped
 }
 
+// A Galera node not ready for clients refuses every request, `1 1 1047`.
+std::string NotReady(const std::string& line, int) {
+  return line[0] == 'P' ? "0\t1\n" : "1\t1\t1047\n";
+}
+
+size_t Inserts(const std::vector<std::string>& lines) {
+  size_t n = 0;
+  for (const std::string& l : lines) n += l.find("\t+\t") != std::string::npos;
+  return n;
+}
+
+TEST(Pool, a_write_a_node_refused_whole_goes_to_the_next_writer_and_the_node_backs_off) {
+  FakeServer not_ready(NotReady), writer(Answer);
+  PoolOptions o;
+  o.writers.push_back({"127.0.0.1", not_ready.port()});
+  o.writers.push_back({"127.0.0.1", writer.port()});
+  o.min_backoff = std::chrono::milliseconds(60000);
+  Pool pool(o);
+  EXPECT_EQ(*pool.Insert(kIdx, {1}), 9u);
+  EXPECT_EQ(*pool.Insert(kIdx, {2}), 9u);
+  EXPECT_EQ(Inserts(not_ready.lines()), 1u);  // taken out after its refusal
+  EXPECT_EQ(Inserts(writer.lines()), 2u);
+  EXPECT_FALSE(pool.endpoints()[0].up);
+}
+
+TEST(Pool, a_write_is_not_sent_again_unless_the_node_refused_all_of_it) {
+  // One refusal among answers that applied, or another error: the batch stays
+  // where it ran, as its replies say.
+  FakeServer partly([](const std::string& line, int) -> std::string {
+    if (line[0] == 'P') return "0\t1\n";
+    return line.find("\t7") != std::string::npos ? "1\t1\t1047\n" : "0\t1\t9\n";
+  });
+  FakeServer duplicate([](const std::string& line, int) -> std::string {
+    return line[0] == 'P' ? "0\t1\n" : "1\t1\t121\n";
+  });
+  for (FakeServer* first : {&partly, &duplicate}) {
+    FakeServer writer(Answer);
+    PoolOptions o;
+    o.writers.push_back({"127.0.0.1", first->port()});
+    o.writers.push_back({"127.0.0.1", writer.port()});
+    Pool pool(o);
+    Batch b;
+    b.Insert(kIdx, {1});
+    b.Insert(kIdx, {7});
+    const BatchResult r = pool.Execute(b);
+    EXPECT_EQ(r.answered, 2u);
+    EXPECT_FALSE(r.replies[1].ok());
+    EXPECT_EQ(Inserts(writer.lines()), 0u);
+    EXPECT_TRUE(pool.endpoints()[0].up);
+  }
+}
+
 TEST(Pool, endpoints_of_a_role_are_used_in_turn) {
   FakeServer a(Answer), b(Answer), writer(Answer);
   PoolOptions o;

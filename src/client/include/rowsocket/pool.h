@@ -21,7 +21,10 @@
 // Retries: a call whose connect fails goes on to the next endpoint, writes too:
 // nothing was sent. A read that fails with an I/O error after it was sent is retried
 // once on a fresh connection (reads are idempotent); a write never is, because it
-// may have been applied.
+// may have been applied, except where every reply proves nothing applied: a batch
+// that a Galera node not ready for clients refused whole (`1 1 1047` for each
+// request) goes to the next endpoint of its role, writes too, and the node is out
+// for a backoff as after a failed connect.
 //
 // Read-your-writes: a Pool::Session remembers where its writes went; for
 // read_your_writes after each write its reads go to that write endpoint (then to
@@ -114,8 +117,9 @@ class Requester {
 struct EndpointStatus {
   Endpoint endpoint;
   Role role;
-  bool up;       // false while out (after a failed connect, until one succeeds)
-  int failures;  // connects failed in a row
+  bool up;       // false while out (after a failed connect or a refused batch, until
+                 // a connect succeeds)
+  int failures;  // connects failed (or batches refused) in a row
 };
 
 class Pool final : public Requester {
@@ -183,6 +187,7 @@ class Pool final : public Requester {
   BatchResult Run(const Batch& batch, Session* session);
   void GiveBack(size_t endpoint, std::unique_ptr<Connection> conn);
   void DropIdle(size_t endpoint);
+  void TakeOut(size_t endpoint);
   std::unique_ptr<State> state_;
 };
 
