@@ -1,4 +1,6 @@
-// DefaultContainer: CREATE ... IF NOT EXISTS through the server's SQL service.
+// DefaultContainer: CREATE ... IF NOT EXISTS through the server's SQL service, only
+// when a table is missing (a statement that changes nothing would still be logged and,
+// on a Galera node, replicated: a cluster event at every start).
 #include "engine/containers.h"
 
 #include <chrono>
@@ -33,6 +35,21 @@ constexpr const char* kStatements[] = {
     ") ENGINE=InnoDB COMMENT='memcached containers: which table holds which items'",
 };
 
+constexpr const char* kBothTablesExist =
+    "SELECT COUNT(*) = 2 FROM information_schema.TABLES "
+    "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME IN ('kv', 'containers')";
+
+// Whether rowsocket.kv and rowsocket.containers are both there.
+bool BothTablesExist(MYSQL* mysql) {
+  if (mysql_real_query(mysql, kBothTablesExist, std::strlen(kBothTablesExist)) != 0) return false;
+  MYSQL_RES* result = mysql_store_result(mysql);
+  if (result == nullptr) return false;
+  MYSQL_ROW row = mysql_fetch_row(result);
+  const bool both = row != nullptr && row[0] != nullptr && std::strcmp(row[0], "1") == 0;
+  mysql_free_result(result);
+  return both;
+}
+
 }  // namespace
 
 DefaultContainer::~DefaultContainer() {
@@ -54,7 +71,7 @@ void DefaultContainer::Run() {
   if (mysql != nullptr && mysql_real_connect_local(mysql) == nullptr) {
     Log(LogLevel::kError, "memcached: cannot check the default container rowsocket.kv: %s",
         mysql_error(mysql));
-  } else if (mysql != nullptr) {
+  } else if (mysql != nullptr && !BothTablesExist(mysql)) {
     for (const char* statement : kStatements) {
       if (mysql_real_query(mysql, statement, std::strlen(statement)) != 0) {
         Log(LogLevel::kError, "memcached: cannot make the default container rowsocket.kv: %s",
