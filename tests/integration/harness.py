@@ -259,15 +259,32 @@ class MariaDB:
                 if self.proc.returncode != 0:
                     problem = f"mariadbd {self.exit_status()} after SIGTERM"
             except subprocess.TimeoutExpired:
+                stacks = self._thread_stacks()
                 self.proc.kill()
                 self.proc.wait()
                 problem = (f"mariadbd did not stop within {STOP_TIMEOUT:.0f}s of "
-                           "SIGTERM (killed)")
+                           f"SIGTERM (killed); where its threads were:\n{stacks}")
         log = self.error_log()
         if not keep_files:
             self._remove_files()
         if problem and check:
             raise AssertionError(f"{problem}; error log tail:\n{log[-3000:]}")
+
+    def _thread_stacks(self):
+        """The stacks of a hung mariadbd's threads (gdb, if the machine has it): the
+        plugin's frames are named, the server's are addresses (it is stripped)."""
+        if shutil.which("gdb") is None:
+            return "(no gdb to show them)"
+        try:
+            out = subprocess.run(["gdb", "-p", str(self.proc.pid), "-batch", "-nx",
+                                  "-ex", "thread apply all bt 30"],
+                                 capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"(gdb failed: {e})"
+        # Only the threads with a frame in the plugin: the rest are the server's own.
+        threads = out.split("\nThread ")
+        ours = [t for t in threads if "rowsocket" in t]
+        return "\nThread ".join(ours)[-12000:] or out[-4000:]
 
     def _remove_files(self):
         if not os.environ.get("ROWSOCKET_KEEP_DATADIR"):
