@@ -1,12 +1,13 @@
 // The sweep of expired memcached items: EngineExecutor's part (see executor.h). The
 // memcached listener's first worker, between its turns, examines a few rows of each
 // container with an expiry column every 100 ms (rowsocket_memcached_sweep_rate rows
-// a second in all) and deletes the expired ones, each in a write transaction of the
-// same kind as a memcached delete's: binlogged, durable, with SQL's rules.
+// a second in each) and deletes the expired ones, in a write transaction of the same
+// kind as a memcached delete's: binlogged, durable, with SQL's rules.
 #include "engine/server_headers.h"
 
 #include <algorithm>
-#include <cstring>
+#include <string>
+#include <vector>
 
 #include "engine/executor.h"
 #include "rpl_mi.h"
