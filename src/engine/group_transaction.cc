@@ -58,10 +58,11 @@ bool GroupTransaction::Lock(bool writes, bool locking_reads, bool wait) {
 // A write worker's tables are opened for writing, and its statements are writes
 // (InnoDB's reads in them take row locks). For a group of plain reads, the tables
 // are locked for reading in a SELECT, so that InnoDB reads a consistent snapshot;
-// `reads` false puts the write worker's locking back.
+// `reads` false puts the write worker's locking and statement back.
 void GroupTransaction::LockAsReads(bool reads) {
   for (TABLE* t : tables_) t->reginfo.lock_type = reads ? TL_READ : TL_WRITE;
-  thd_->lex->sql_command = reads ? SQLCOM_SELECT : SQLCOM_INSERT;
+  if (reads) write_command_ = thd_->lex->sql_command;
+  thd_->lex->sql_command = reads ? SQLCOM_SELECT : write_command_;
 }
 
 // Writes wait while FLUSH TABLES WITH READ LOCK or a backup stage blocks DML,

@@ -73,6 +73,7 @@ class GroupTransaction {
   GaleraTransaction galera_;          // a write worker's groups on a Galera node
   const bool writes_;                 // a write worker's: binlog statements, commits
   bool write_statement_ = false;      // the locked group is a write statement
+  enum_sql_command write_command_ = SQLCOM_INSERT;  // the batch's, while LockAsReads
   SharedLogFlusher* shared_flusher_;  // null for reads
   const std::function<void()>* wake_;
   WorkerStats* stats_;
