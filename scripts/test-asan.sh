@@ -3,7 +3,7 @@
 # build-asan/, then runs the integration suites that exercise lifecycle (INSTALL /
 # UNINSTALL under load, shutdown with hundreds of connections), bad input, limits,
 # pipelines, writes, deadlocks, Galera write transactions (one node) and the fuzzer
-# against a mariadbd that preloads libasan; several suites also with
+# against a mariadbd that preloads libasan; the lifecycle suites also with
 # rowsocket_io=io_uring. A memory error in the plugin aborts mariadbd, which fails the
 # test that caused it.
 # (mariadbd itself is not instrumented, so leak checking is off.)
@@ -20,11 +20,10 @@ cd "$root/tests/integration"
 # The fuzzer gets a short budget here: ASan slows the plugin, and the main job runs it
 # for longer.
 export ROWSOCKET_FUZZ_SECONDS=${ROWSOCKET_FUZZ_SECONDS:-20}
-# The io_uring loop's lifetimes (connections closed with operations in flight) first,
-# on the suites that exercise them most. (Not lifecycle: see tests/integration/
-# CMakeLists.txt.)
+# The io_uring loop's lifetimes (connections closed with operations in flight, rings
+# torn down at UNINSTALL under load) first, on the suites that exercise them most.
 ROWSOCKET_IO=io_uring /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-  test_pipeline.py test_write_concurrency.py test_tls.py test_memcached.py \
+  test_lifecycle.py test_pipeline.py test_write_concurrency.py test_tls.py test_memcached.py \
   test_io_loop.py "$@"
 exec /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   test_lifecycle.py test_errors.py test_pipeline.py test_safety.py test_modify.py \

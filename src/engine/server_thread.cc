@@ -99,6 +99,10 @@ WireStatus KilledStatus(const THD* thd) {
 }
 
 bool ServerThread::ShutdownRequested() {
+  // The server kills the threads it knows of once, early in its shutdown, then
+  // waits for every THD to go: a thread that began after that pass (the log
+  // flusher starts with the first write to commit) is never killed.
+  if (abort_loop) return true;
   killed_state k = thd_->killed;
   if (k == NOT_KILLED) return false;
   if (k == KILL_SERVER || k == KILL_SERVER_HARD) return true;

@@ -48,7 +48,8 @@ class ServerThread {
   // lock wait returns, an engine call checks it); the THD stays killed.
   void Interrupt();
 
-  // True once the server is shutting down. A KILL from an administrator that is
+  // True once the server is shutting down (also for a thread that began after the
+  // server killed its threads). A KILL from an administrator that is
   // not a shutdown is logged and cleared: workers live as long as the plugin. So is,
   // quietly, one from a Galera cluster (see KilledByCluster).
   bool ShutdownRequested();
