@@ -53,6 +53,25 @@ bool GaleraNodeServesReads() {
   return GaleraNodeReady() || global_system_variables.wsrep_dirty_reads;
 }
 
+// The bits of wsrep_sync_wait (SQL's causality checks on a Galera node) that cover
+// a request: reads 1, updates and deletes 2, inserts 4. A memcached write may
+// update or insert.
+uint SyncWaitBits(const Request& r) {
+  switch (r.type) {
+    case RequestType::kFind:
+      return r.modify == ModifyOp::kNone ? WSREP_SYNC_WAIT_BEFORE_READ
+                                         : WSREP_SYNC_WAIT_BEFORE_UPDATE_DELETE;
+    case RequestType::kInsert:
+      return WSREP_SYNC_WAIT_BEFORE_INSERT_REPLACE;
+    case RequestType::kMemcached:
+      return r.memcached_writes
+                 ? WSREP_SYNC_WAIT_BEFORE_UPDATE_DELETE | WSREP_SYNC_WAIT_BEFORE_INSERT_REPLACE
+                 : WSREP_SYNC_WAIT_BEFORE_READ;
+    default:
+      return 0;
+  }
+}
+
 }  // namespace
 
 const char* GaleraState() {
@@ -725,14 +744,17 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
   // memcached's gets read a snapshot, as memcached never makes a get wait; a
   // HandlerSocket find on the write port locks what it reads, as the original's does.
   bool locking_reads = false;
+  uint sync_wait = 0;
   for (size_t i = begin; i < end; ++i) {
     if (steps_[i].index == nullptr) continue;
     group_.Add(steps_[i].index->entry());
     writes = writes || items[i].request->IsWrite();
     locking_reads = locking_reads || items[i].request->type != RequestType::kMemcached;
+    sync_wait |= SyncWaitBits(*items[i].request);
   }
-  const bool locked = group_.Lock(writes, locking_reads);
-  group_lock_failed_ = !locked;
+  const WireStatus causal = WaitForCluster(sync_wait);
+  const bool locked = causal.ok() && group_.Lock(writes, locking_reads);
+  group_lock_failed_ = causal.ok() && !locked;
   if (locked && PlanLockOrder(items, begin, end)) {
     // (Answers go to side buffers first, so the group answers every item: a lock
     // order group is single-row writes, whose answers are a few bytes each.)
@@ -746,7 +768,7 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       items[i].deferred = items[i].out->size() >= items[i].out_limit;
       if (items[i].deferred) continue;
       if (!locked && steps_[i].index) {
-        AnswerError(items[i], ErrorStatus(WireError::kLockTables));
+        AnswerError(items[i], causal.ok() ? ErrorStatus(WireError::kLockTables) : causal);
       } else {
         Answer(items[i], steps_[i]);
       }
@@ -773,6 +795,27 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
     AnswerError(items[i], steps_[i].index ? ErrorStatus(WireError::kCommit) : steps_[i].status);
   }
   return true;
+}
+
+// wsrep_sync_wait on a Galera node: a group with requests its bits cover (see
+// SyncWaitBits) first waits until the node has applied every transaction the
+// cluster had committed, as SQL's statements do; one wait serves the whole group.
+// A wait that times out (the provider's repl.causal_read_timeout) answers the
+// group's requests as a lock wait timeout, as SQL answers its statement. A node
+// serving dirty reads (wsrep_dirty_reads) does not wait before reads, as SQL's.
+WireStatus EngineExecutor::WaitForCluster(uint sync_wait) {
+  if (sync_wait == 0 || !WSREP_ON || !GaleraNodeReady()) return WireStatus::OK();
+  uint wanted = global_system_variables.wsrep_sync_wait;
+  if (global_system_variables.wsrep_dirty_reads) wanted &= ~uint{WSREP_SYNC_WAIT_BEFORE_READ};
+  if ((wanted & sync_wait) == 0) return WireStatus::OK();
+  stats_->galera_causal_waits.Add();
+  if (Wsrep_server_state::instance().causal_read(-1).second == wsrep::provider::success)
+    return WireStatus::OK();
+  static LogLimit timed_out;
+  LogLimited(&timed_out, LogLevel::kWarning,
+             "a wait for the Galera cluster (wsrep_sync_wait) failed; its batch's requests "
+             "are answered as lock wait timeouts");
+  return WireStatus::StorageCode(HA_ERR_LOCK_WAIT_TIMEOUT);
 }
 
 // The Galera cluster aborted the group after its requests had answered: nothing of

@@ -93,6 +93,7 @@ class EngineExecutor : public Executor {
   // (reads) or transaction (writes); false if the storage engine rolled it back or
   // a Galera cluster aborted it.
   bool RunGroup(BatchItem* items, size_t begin, size_t end);
+  WireStatus WaitForCluster(uint sync_wait);
   void AnswerConflict(BatchItem* items, size_t begin, size_t end);
   bool RunWithRetry(BatchItem* items, size_t begin, size_t end);
   void RunEachConnection(BatchItem* items, size_t count);

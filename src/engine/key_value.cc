@@ -285,6 +285,7 @@ void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result
   request_.has_in = true;
   for (std::string_view key : mc.keys) request_.in_values.push_back(WireValue::Of(KvRowKey(key)));
   request_.limit = static_cast<uint32_t>(mc.keys.size());
+  result->items.reserve(mc.keys.size());
   const RowResult row = rows_->Read(request_, lookup, [&](size_t k) {
     KvItem item;
     ItemOfRow(mc.keys[k], lookup, &item);

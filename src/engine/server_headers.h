@@ -30,3 +30,4 @@
 #undef wsrep_xid_seqno
 #undef wsrep_xid_uuid
 #include "wsrep_trans_observer.h"
+#include "wsrep_server_state.h"

@@ -55,6 +55,9 @@ namespace rowsocket {
   X(galera_conflicts,                                                              \
     "write batches a Galera cluster aborted (certification failure or brute-force " \
     "abort): rolled back, run again or answered `1 1 149`")                         \
+  X(galera_causal_waits,                                                           \
+    "batches that first waited until the Galera node had applied what the cluster " \
+    "had committed (wsrep_sync_wait)")                                              \
   X(logins, "account logins that succeeded (rowsocket_auth=account)")              \
   X(logins_failed, "account logins refused: unknown account, wrong password, locked, ...") \
   X(requests_denied, "requests answered `3 1 denied`: the account lacks a privilege") \

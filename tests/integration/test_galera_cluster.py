@@ -7,6 +7,7 @@ conflicts; each conflict rolls a batch back, which runs again or answers `1 1 14
 so every success answer is in the final state of every node and every error answer
 is not. A node killed with SIGKILL during writes rejoins and holds every answered
 write; an isolated node (not in the primary component) refuses writes `1 1 1047`.
+Under wsrep_sync_wait, rowsocket's finds are causal reads too.
 
 The cluster (galera_support.py) is seeded without state transfer; it needs Debian's
 galera-4 and takes about a minute on two cores.
@@ -252,6 +253,39 @@ def test_a_killed_node_rejoins_with_every_answered_write(cluster, sqls):
     assert not missing, sorted(missing)[:10]
     counts = {int(conn.value("SELECT COUNT(*) FROM test.log")) for conn in sqls[:2]}
     assert counts == {len(keys)}
+
+
+def test_finds_wait_for_the_cluster_under_wsrep_sync_wait(cluster, sqls):
+    """With wsrep_sync_wait=1 a find first waits until its node has applied what the
+    cluster had committed, as SQL's SELECT does; with 0 it reads what the node has.
+    FLUSH TABLES WITH READ LOCK on node 2 pauses its applying meanwhile."""
+    node1, node2 = cluster.nodes[0], cluster.nodes[1]
+    sqls[0].create_table("causal", "k INT PRIMARY KEY, v VARCHAR(20)", [(1, "one")])
+    assert table_rows(sqls[1], "causal") == [("1", "one")]
+    admin, pauser = Sql(node2.server), Sql(node2.server)
+    answers = []
+    try:
+        with hs.Connection(node2.plugin.port) as r, hs.Connection(node1.plugin.port_wr) as w:
+            r.open_index(0, "causal", ["k", "v"])
+            w.open_index(0, "causal", ["k", "v"])
+            pauser.execute("FLUSH TABLES WITH READ LOCK")
+            assert w.request(hs.find(0, "=", [1], 1, 0, ["U", 1, "uno"])) == ["0", "1", "1"]
+            # Node 2 has not applied the update: without the check it reads the old row.
+            assert r.request(hs.find(0, "=", [1])) == ["0", "2", "1", "one"]
+            admin.execute("SET GLOBAL wsrep_sync_wait = 1")
+            waits = int(node2.status("Rowsocket_galera_causal_waits"))
+            reader = threading.Thread(target=lambda: answers.append(r.request(hs.find(0, "=", [1]))))
+            reader.start()
+            reader.join(1.5)
+            assert reader.is_alive(), f"the find did not wait for the cluster: {answers}"
+            pauser.execute("UNLOCK TABLES")
+            reader.join(30)
+            assert answers == [["0", "2", "1", "uno"]]
+            assert int(node2.status("Rowsocket_galera_causal_waits")) == waits + 1
+    finally:
+        admin.execute("SET GLOBAL wsrep_sync_wait = 0")
+        pauser.close()
+        admin.close()
 
 
 def test_an_isolated_node_refuses_writes(cluster, sqls):
