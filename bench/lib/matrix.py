@@ -172,7 +172,7 @@ class Matrix:
         os.unlink(json_path)
         result.update(case=case.name, target_name=target, round=rnd,
                       disturbed=result["other_cpu_pct"] > DISTURBED_OTHER_CPU_PCT,
-                      command=" ".join(cmd[1:]))
+                      command=" ".join(cmd[1:]).replace(json_path, "RUN.json"))  # no machine path
         return result
 
     def run_kept(self, case, target, rnd, **keys):
