@@ -390,6 +390,79 @@ void Request::Clear() {
   asks_to_write = false;
 }
 
+namespace {
+
+bool SameValue(const WireValue& a, const WireValue& b) {
+  return a.is_null == b.is_null && a.view() == b.view();
+}
+
+bool SameValues(const std::vector<WireValue>& a, const std::vector<WireValue>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!SameValue(a[i], b[i])) return false;
+  return true;
+}
+
+// FNV-1a, 64 bits.
+class Hash {
+ public:
+  void Add(const void* data, size_t size) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < size; ++i) h_ = (h_ ^ p[i]) * 1099511628211ull;
+  }
+  template <typename T>
+  void AddNumber(T n) { Add(&n, sizeof n); }
+  void AddValues(const std::vector<WireValue>& values) {
+    AddNumber(values.size());
+    for (const WireValue& v : values) AddValue(v);
+  }
+  void AddValue(const WireValue& v) {
+    AddNumber(v.is_null);
+    AddNumber(v.size);
+    Add(v.data, v.size);
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  uint64_t h_ = 14695981039346656037ull;
+};
+
+}  // namespace
+
+bool SameRead(const Request& a, const Request& b) {
+  if (a.op != b.op || a.limit != b.limit || a.offset != b.offset || a.has_in != b.has_in ||
+      a.in_key_part != b.in_key_part || a.filters.size() != b.filters.size())
+    return false;
+  if (!SameValues(a.key, b.key) || !SameValues(a.in_values, b.in_values)) return false;
+  for (size_t i = 0; i < a.filters.size(); ++i) {
+    const RequestFilter& fa = a.filters[i];
+    const RequestFilter& fb = b.filters[i];
+    if (fa.kind != fb.kind || fa.op != fb.op || fa.column != fb.column ||
+        !SameValue(fa.value, fb.value))
+      return false;
+  }
+  return true;
+}
+
+uint64_t ReadHash(const Request& r) {
+  Hash h;
+  h.AddNumber(r.op);
+  h.AddNumber(r.limit);
+  h.AddNumber(r.offset);
+  h.AddNumber(r.has_in);
+  h.AddNumber(r.in_key_part);
+  h.AddValues(r.key);
+  h.AddValues(r.in_values);
+  h.AddNumber(r.filters.size());
+  for (const RequestFilter& f : r.filters) {
+    h.AddNumber(f.kind);
+    h.AddNumber(f.op);
+    h.AddNumber(f.column);
+    h.AddValue(f.value);
+  }
+  return h.value();
+}
+
 void ParseRequest(char* line, size_t size, Request* out) {
   out->Clear();
   const ParseError error = Parser(line, size, out).Parse();

@@ -754,5 +754,64 @@ TEST_F(RequestTest, reads_and_bad_filters_do_not_ask_to_write) {
   EXPECT_FALSE(Parse({"P", "1", "test", "t", "PRIMARY", "a"}).asks_to_write);
 }
 
+// --- finds that ask the same -------------------------------------------------------
+
+// Parses each line into a request of its own (a Request points into its line).
+class SameReadTest : public ::testing::Test {
+ protected:
+  bool Same(std::initializer_list<std::string_view> a,
+            std::initializer_list<std::string_view> b) {
+    Request& ra = ParseInto(Join(a), &line_a_, &a_);
+    Request& rb = ParseInto(Join(b), &line_b_, &b_);
+    const bool same = SameRead(ra, rb);
+    if (same) EXPECT_EQ(ReadHash(ra), ReadHash(rb));
+    return same;
+  }
+
+ private:
+  static Request& ParseInto(std::string line, std::string* keep, Request* out) {
+    *keep = std::move(line);
+    ParseRequest(keep->data(), keep->size(), out);
+    EXPECT_NE(out->type, RequestType::kInvalid);
+    return *out;
+  }
+  std::string line_a_, line_b_;
+  Request a_, b_;
+};
+
+TEST_F(SameReadTest, the_index_id_does_not_count) {
+  EXPECT_TRUE(Same({"1", "=", "1", "a"}, {"7", "=", "1", "a"}));
+  EXPECT_TRUE(Same({"1", ">=", "2", "a", "b", "10", "5"}, {"2", ">=", "2", "a", "b", "10", "5"}));
+}
+
+TEST_F(SameReadTest, operator_key_limit_and_offset_count) {
+  EXPECT_FALSE(Same({"1", "=", "1", "a"}, {"1", ">=", "1", "a"}));
+  EXPECT_FALSE(Same({"1", "=", "1", "a"}, {"1", "=", "1", "b"}));
+  EXPECT_FALSE(Same({"1", "=", "1", "a"}, {"1", "=", "2", "a", "b"}));
+  EXPECT_FALSE(Same({"1", "=", "1", "a"}, {"1", "=", "1", "a", "2"}));
+  EXPECT_FALSE(Same({"1", "=", "1", "a", "2", "0"}, {"1", "=", "1", "a", "2", "1"}));
+}
+
+TEST_F(SameReadTest, null_is_not_the_empty_value) {
+  EXPECT_FALSE(Same({"1", "=", "1", kNull}, {"1", "=", "1", ""}));
+  EXPECT_TRUE(Same({"1", "=", "1", kNull}, {"1", "=", "1", kNull}));
+}
+
+TEST_F(SameReadTest, in_lists_and_filters_count) {
+  EXPECT_TRUE(Same({"1", "=", "1", "", "3", "0", "@", "0", "2", "a", "b"},
+                   {"2", "=", "1", "", "3", "0", "@", "0", "2", "a", "b"}));
+  EXPECT_FALSE(Same({"1", "=", "1", "", "3", "0", "@", "0", "2", "a", "b"},
+                    {"1", "=", "1", "", "3", "0", "@", "0", "2", "b", "a"}));
+  EXPECT_TRUE(Same({"1", "=", "1", "a", "1", "0", "F", "=", "0", "x"},
+                   {"2", "=", "1", "a", "1", "0", "F", "=", "0", "x"}));
+  EXPECT_FALSE(Same({"1", "=", "1", "a", "1", "0", "F", "=", "0", "x"},
+                    {"1", "=", "1", "a", "1", "0", "W", "=", "0", "x"}));
+  EXPECT_FALSE(Same({"1", "=", "1", "a", "1", "0", "F", "=", "0", "x"},
+                    {"1", "=", "1", "a", "1", "0", "F", "=", "1", "x"}));
+  EXPECT_FALSE(Same({"1", "=", "1", "a", "1", "0", "F", "=", "0", "x"},
+                    {"1", "=", "1", "a", "1", "0", "F", "<", "0", "x"}));
+  EXPECT_FALSE(Same({"1", "=", "1", "a"}, {"1", "=", "1", "a", "1", "0", "F", "=", "0", "x"}));
+}
+
 }  // namespace
 }  // namespace rowsocket
