@@ -740,8 +740,6 @@ Opened<OpenIndex> EngineExecutor::OpenForThisWorker(IndexBinding* b) {
 
 bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
   group_.Clear();
-  answered_reads_.clear();
-  answered_read_by_hash_.clear();
   bool writes = false;
   // memcached's gets read a snapshot, as memcached never makes a get wait; a
   // HandlerSocket find on the write port locks what it reads, as the original's does.
@@ -771,10 +769,8 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       if (items[i].deferred) continue;
       if (!locked && steps_[i].index) {
         AnswerError(items[i], causal.ok() ? ErrorStatus(WireError::kLockTables) : causal);
-      } else if (writes) {
+      } else {
         Answer(items[i], steps_[i]);
-      } else if (!AnswerAsEarlier(items, i)) {
-        NoteRead(items, i, Answer(items[i], steps_[i]));
       }
     }
   }
@@ -838,63 +834,8 @@ void EngineExecutor::AnswerConflict(BatchItem* items, size_t begin, size_t end) 
   }
 }
 
-namespace {
-
-// A find without a modify part, about to run on its index.
-bool PlainFind(const Request& r, bool answered, const OpenIndex* index) {
-  return r.type == RequestType::kFind && r.modify == ModifyOp::kNone && !answered &&
-         index != nullptr;
-}
-
-// Two connections' open indexes that read the same index into the same columns.
-bool SameIndex(const OpenIndex& a, const OpenIndex& b) {
-  return a.entry() == b.entry() && a.key_number() == b.key_number() &&
-         a.columns() == b.columns() && a.filter_columns() == b.filter_columns();
-}
-
-uint64_t IndexedReadHash(const Request& r, const OpenIndex& oi) {
-  return ReadHash(r) ^ (reinterpret_cast<uintptr_t>(oi.entry()) * 31 + oi.key_number());
-}
-
-}  // namespace
-
-// A group of reads sees one snapshot: two finds in it that ask for the same rows of
-// the same index and columns have the same answer, so the later one copies the
-// earlier's (a row that many connections read at once costs one lookup a batch).
-// True if items[i] was answered so.
-bool EngineExecutor::AnswerAsEarlier(BatchItem* items, size_t i) {
-  const Request& r = *items[i].request;
-  if (!PlainFind(r, steps_[i].answered, steps_[i].index) ||
-      thread_.thd()->killed != NOT_KILLED)
-    return false;
-  const auto found = answered_read_by_hash_.find(IndexedReadHash(r, *steps_[i].index));
-  if (found == answered_read_by_hash_.end()) return false;
-  const AnsweredRead& earlier = answered_reads_[found->second];
-  if (!SameRead(r, *items[earlier.item].request) ||
-      !SameIndex(*steps_[i].index, *steps_[earlier.item].index))
-    return false;  // another find with the same hash: it runs
-  // (Through a copy: the two answers may share one connection's output.)
-  answer_copy_.assign(*items[earlier.item].out, marks_[earlier.item], earlier.size);
-  items[i].out->append(answer_copy_);
-  CountResult(r, earlier.result);
-  stats_->reads_repeated.Add();
-  return true;
-}
-
-// Remembers a find items[i] ran, for AnswerAsEarlier.
-void EngineExecutor::NoteRead(BatchItem* items, size_t i, const RowResult& result) {
-  const Request& r = *items[i].request;
-  if (!PlainFind(r, steps_[i].answered, steps_[i].index)) return;
-  const uint64_t hash = IndexedReadHash(r, *steps_[i].index);
-  if (!answered_read_by_hash_.emplace(hash, answered_reads_.size()).second) return;
-  answered_reads_.push_back({i, items[i].out->size() - marks_[i], result});
-}
-
-RowResult EngineExecutor::Answer(const BatchItem& item, const Step& step) {
-  if (item.request->type == RequestType::kMemcached) {
-    AnswerMemcached(item, step);
-    return RowResult();
-  }
+void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
+  if (item.request->type == RequestType::kMemcached) return AnswerMemcached(item, step);
   ResponseWriter w(item.out);
   const Request& r = *item.request;
   RowResult result;
@@ -920,7 +861,6 @@ RowResult EngineExecutor::Answer(const BatchItem& item, const Step& step) {
     if (result.engine_error == HA_ERR_LOCK_WAIT_TIMEOUT) StopWaitingForRowLocks();
   }
   CountResult(r, result);
-  return result;
 }
 
 void EngineExecutor::CountRequest(const Request& r) {

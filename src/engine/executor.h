@@ -100,10 +100,7 @@ class EngineExecutor : public Executor {
   // Lock order (lock_order.cc): runs a group of single-row writes in key order.
   bool PlanLockOrder(BatchItem* items, size_t begin, size_t end);
   void AnswerInLockOrder(BatchItem* items, size_t begin, size_t end);
-  RowResult Answer(const BatchItem& item, const Step& step);
-  // Repeated reads (see AnswerAsEarlier).
-  bool AnswerAsEarlier(BatchItem* items, size_t i);
-  void NoteRead(BatchItem* items, size_t i, const RowResult& result);
+  void Answer(const BatchItem& item, const Step& step);
   void CountRequest(const Request& r);
   void CountResult(const Request& r, const RowResult& result);
   void ApplyLockWaitTimeout(uint64_t now_ms, bool before_batch);
@@ -159,17 +156,6 @@ class EngineExecutor : public Executor {
   std::vector<KeySlot> key_slots_;
   std::string lock_keys_;
   std::vector<std::string> lock_answers_;
-  // The finds a group of reads has answered, by the hash of what they ask: the
-  // item (its answer is items[item].out from marks_[item]), its answer's size and
-  // result.
-  struct AnsweredRead {
-    size_t item;
-    size_t size;
-    RowResult result;
-  };
-  std::vector<AnsweredRead> answered_reads_;
-  std::unordered_map<uint64_t, size_t> answered_read_by_hash_;
-  std::string answer_copy_;
 };
 
 }  // namespace rowsocket

@@ -116,14 +116,6 @@ struct Request {
   }
 };
 
-// Whether two finds ask for the same rows the same way: the same operator, key, IN
-// list, filters, limit and offset (a modify part is not compared: callers compare
-// finds without one). Their index ids, and the indexes those name, are the caller's
-// to compare.
-bool SameRead(const Request& a, const Request& b);
-// A hash of what SameRead compares: equal for two finds it calls the same.
-uint64_t ReadHash(const Request& r);
-
 // Maximum accepted decimal value for an index id (ids index a per-connection table).
 constexpr uint32_t kMaxIndexIdValue = 0x7fffffff;
 

@@ -38,9 +38,6 @@ namespace rowsocket {
   X(errors_request, "answers with error code 2 (bad request)")                     \
   X(errors_auth, "answers with error code 3 (authentication)")                     \
   X(rows_read, "rows returned or matched by finds")                                \
-  X(reads_repeated,                                                                \
-    "finds answered with the answer of the same find earlier in their batch (one " \
-    "lookup for a row many connections read at once)")                              \
   X(rows_inserted, "rows inserted")                                                \
   X(rows_updated, "rows updated")                                                  \
   X(rows_deleted, "rows deleted")                                                  \

@@ -21,42 +21,6 @@ def status(sql):
             sql.rows("SHOW GLOBAL STATUS LIKE 'rowsocket%'") if name != "Rowsocket_galera"}
 
 
-
-def test_identical_finds_in_one_batch_share_one_lookup(reader, writer, sql):
-    """The finds of one batch of reads that ask for the same rows of the same index
-    and columns (through any index id) are answered from one lookup, with the same
-    answer; a batch that writes runs each find after the writes before it."""
-    sql.execute("INSERT INTO test.user (user_id, user_name) VALUES (102, 'second')")
-    try:
-        name = {101: sql.value("SELECT user_name FROM test.user WHERE user_id = 101"),
-                102: "second"}
-        repeats_in_one_batch(reader, writer, sql, name)
-    finally:
-        sql.execute("DELETE FROM test.user WHERE user_id IN (102, 991)")
-
-
-def repeats_in_one_batch(reader, writer, sql, name):
-    before = status(sql)
-    reader.send_raw(OPEN + b"P\t1\ttest\tuser\tPRIMARY\tuser_id,user_name\n"
-                    b"P\t2\ttest\tuser\tPRIMARY\tuser_name\n"
-                    + FIND * 3 + b"1\t=\t1\t101\n0\t=\t1\t102\n2\t=\t1\t101\n"
-                    b"0\t>=\t1\t101\n" + FIND)
-    answers = [reader.read_answer() for _ in range(11)]
-    assert answers == [["0", "1"]] * 3 + [["0", "1", name[101]]] * 3 + [
-        ["0", "2", "101", name[101]], ["0", "1", name[102]], ["0", "1", name[101]],
-        ["0", "1", name[101]], ["0", "1", name[101]]]
-    delta = status(sql)["Rowsocket_reads_repeated"] - before["Rowsocket_reads_repeated"]
-    assert delta == 4  # FIND twice, through index 2, FIND at the end; not `>=`, not index 1
-
-    writer.raw(b"P\t3\ttest\tuser\tPRIMARY\tuser_id,user_name\n")
-    assert writer.raw(b"3\t+\t2\t991\tbefore\n") == b"0\t1\n"
-    before = status(sql)
-    writer.send_raw(b"3\t=\t1\t991\n3\t=\t1\t991\t1\t0\tU\t991\tafter\n3\t=\t1\t991\n")
-    assert [writer.read_answer() for _ in range(3)] == [
-        ["0", "2", "991", "before"], ["0", "1", "1"], ["0", "2", "991", "after"]]
-    assert status(sql)["Rowsocket_reads_repeated"] == before["Rowsocket_reads_repeated"]
-    assert writer.raw(b"3\t=\t1\t991\t1\t0\tD\n") == b"0\t1\t1\n"
-
 def test_status_counts_requests_errors_rows_and_connections(reader, writer, sql):
     before = status(sql)
     reader.raw(OPEN)
