@@ -55,6 +55,19 @@ def user_row(i, stamp=0):
     return f"{i}\tuser{(i - 1) // ROWS_PER_NAME}\t{email}\t{CREATED}"
 
 
+def command_line(script, argv):
+    """How a report names the command that made it: paths inside the repository
+    relative to it, any other path as BUILD (a machine's paths stay out of results)."""
+    def shown(arg):
+        prefix, sep, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+        if not value.startswith("/"):
+            return arg
+        path = os.path.abspath(value)
+        inside = path.startswith(os.path.abspath(ROOT) + os.sep)
+        return prefix + sep + (os.path.relpath(path, ROOT) if inside else "BUILD")
+    return " ".join([script] + [shown(a) for a in argv])
+
+
 def load1():
     """The machine's 1-minute load average."""
     with open("/proc/loadavg") as f:
