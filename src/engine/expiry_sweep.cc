@@ -11,7 +11,6 @@
 
 #include "engine/executor.h"
 #include "rpl_mi.h"
-#include "util/clock.h"
 
 namespace rowsocket {
 namespace {
@@ -30,17 +29,30 @@ void EngineExecutor::SweepExpiredItems(uint64_t now_ms) {
   if (rate == 0 || now_ms - last_expiry_sweep_ms_ < kSweepEveryMs) return;
   last_expiry_sweep_ms_ = now_ms;
   if (!SweepsHere()) return;
-  const uint32_t budget = std::max<uint32_t>(1, rate / (1000 / kSweepEveryMs));
+  uint64_t budget = std::max<uint32_t>(1, rate / (1000 / kSweepEveryMs));
+  // A step is one find, held to rowsocket_max_rows_examined (its key counts as one).
+  const uint64_t max_examined = options_.tunables->max_rows_examined.load(std::memory_order_relaxed);
+  if (max_examined != 0) budget = std::min(budget, max_examined - 1);
+  if (budget == 0) return;
   std::vector<std::string> names = {"default"};
   for (const auto& [name, cached] : container_mapping_)
     if (cached.found && name != "default") names.push_back(name);
-  for (const std::string& name : names) SweepContainer(name, budget);
+  // Nothing waits for the sweep: a row another transaction holds is left for a
+  // later pass, and so is a table under LOCK TABLES, FLUSH TABLES WITH READ LOCK or
+  // a backup. (The next batch waits again: ApplyLockWaitTimeout.)
+  StopWaitingForRowLocks();
+  thread_.thd()->variables.lock_wait_timeout = 0;
+  batch_start_ms_ = now_ms;  // the container mapping's age counts from it
+  thread_.BeginBatch(SQLCOM_INSERT);
+  tables_.BeginBatch(batch_start_ms_);
+  for (const std::string& name : names) SweepContainer(name, static_cast<uint32_t>(budget));
+  retired_.clear();
+  thread_.EndBatch();
 }
 
 // One step of the sweep over container `name`: a read of at most `budget` rows, then
 // a write transaction for the expired ones among them.
 void EngineExecutor::SweepContainer(const std::string& name, uint32_t budget) {
-  batch_start_ms_ = NowMs();  // the container mapping's age counts from it
   const KvContainer* container = ContainerNamed(name);
   if (container == nullptr || container->expires_column.empty() || !SchemaAllowed(container->db))
     return;
@@ -57,13 +69,6 @@ void EngineExecutor::SweepContainer(const std::string& name, uint32_t budget) {
     swept.sweep->columns = container->key_column + "," + container->expires_column;
     swept.cursor.clear();
   }
-  // Nothing waits for the sweep: a row another transaction holds is left for a
-  // later pass, and so is a table under LOCK TABLES, FLUSH TABLES WITH READ LOCK or
-  // a backup. (The next batch waits again: ApplyLockWaitTimeout.)
-  StopWaitingForRowLocks();
-  thread_.thd()->variables.lock_wait_timeout = 0;
-  thread_.BeginBatch(SQLCOM_INSERT);
-  tables_.BeginBatch(batch_start_ms_);
   const Opened<OpenIndex> lookup = OpenContainerIndex(swept.binding.lookup.get());
   const Opened<OpenIndex> sweep = lookup.ok() ? OpenContainerIndex(swept.sweep.get()) : lookup;
   if (sweep.ok()) {
@@ -83,8 +88,6 @@ void EngineExecutor::SweepContainer(const std::string& name, uint32_t budget) {
         stats_->memcached_items_expired.Add(deleted);
     }
   }
-  retired_.clear();
-  thread_.EndBatch();
 }
 
 }  // namespace rowsocket

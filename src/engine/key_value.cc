@@ -20,13 +20,6 @@ int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
 
 bool Expired(int64_t expires, int64_t now) { return expires != 0 && expires <= now; }
 
-template <typename T>
-bool ParseNumber(const WireValue& v, T* out) {
-  if (v.is_null) return false;
-  const char* end = v.data + v.size;
-  return std::from_chars(v.data, end, *out).ptr == end;
-}
-
 void AppendNumber(std::string* to, uint64_t n) {
   char digits[24];
   auto r = std::to_chars(digits, digits + sizeof digits, n);

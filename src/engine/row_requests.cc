@@ -248,7 +248,7 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   return result;
 }
 
-RowResult RowRequests::Read(const Request& r, OpenIndex* oi, const RowTaker& take) {
+RowResult RowRequests::Read(const Request& r, OpenIndex* oi, RowTaker take) {
   engine_error_ = 0;
   const ScanPlan plan(r, oi);
   PrepareFilters(r, oi, plan);

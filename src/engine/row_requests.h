@@ -14,7 +14,7 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -44,8 +44,23 @@ class RowRequests {
   // A find without a modify part whose rows go to `take` instead of an answer: it
   // sees each selected row in record[0], with the number of the key that found it
   // (of the IN list, else 0), and may end the find with an error.
-  using RowTaker = std::function<WireStatus(size_t key)>;
-  RowResult Read(const Request& r, OpenIndex* oi, const RowTaker& take);
+  // (It refers to the caller's callable, which outlives the call, and copies
+  // nothing: no allocation per read, as a std::function's capture may need.)
+  class RowTaker {
+   public:
+    template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, RowTaker>>>
+    RowTaker(F&& take)  // NOLINT: implicit, as std::function's
+        : callable_(const_cast<void*>(static_cast<const void*>(&take))),
+          call_([](void* f, size_t key) {
+            return (*static_cast<std::remove_reference_t<F>*>(f))(key);
+          }) {}
+    WireStatus operator()(size_t key) const { return call_(callable_, key); }
+
+   private:
+    void* callable_;
+    WireStatus (*call_)(void*, size_t);
+  };
+  RowResult Read(const Request& r, OpenIndex* oi, RowTaker take);
   RowResult Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
 
   // Ends the index scan a find left open on the table (finds of one batch on the

@@ -184,6 +184,24 @@ def test_the_sweep_deletes_expired_items_and_only_them(mc, sql):
         sql.execute("SET GLOBAL rowsocket_memcached_sweep_rate = DEFAULT")
 
 
+
+def test_the_sweep_keeps_within_max_rows_examined(mc, sql):
+    """A sweep step is one find: under a rowsocket_max_rows_examined smaller than the
+    step (the rate's tenth), the step shrinks to fit and expired rows still go."""
+    sql.execute("INSERT INTO rowsocket.kv (k, v, expires) SELECT CONCAT('gone', seq), 'v', "
+                "UNIX_TIMESTAMP() - 5 FROM test.seq_1_to_200")
+    sql.execute("SET GLOBAL rowsocket_max_rows_examined = 20")
+    sql.execute("SET GLOBAL rowsocket_memcached_sweep_rate = 10000")
+    try:
+        deadline = time.monotonic() + 30
+        while (sql.value("SELECT COUNT(*) FROM rowsocket.kv WHERE k LIKE 'gone%'") != "0"
+               and time.monotonic() < deadline):
+            time.sleep(0.1)
+        assert sql.value("SELECT COUNT(*) FROM rowsocket.kv WHERE k LIKE 'gone%'") == "0"
+    finally:
+        sql.execute("SET GLOBAL rowsocket_max_rows_examined = DEFAULT")
+        sql.execute("SET GLOBAL rowsocket_memcached_sweep_rate = DEFAULT")
+
 def test_gets_and_cas(mc, sql):
     mc.set("c", b"1")
     value, cas = mc.gets("c")
