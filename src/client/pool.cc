@@ -250,26 +250,30 @@ BatchResult Pool::Run(const Batch& batch, Session* session) {
     route.prefer = session->writer_;
   }
   const bool retry_allowed = !batch.has_writes();
+  std::optional<BatchResult> refused;  // a node's refusal of it all, while another is tried
   for (int attempt = 0;; ++attempt) {
     route.fresh = attempt > 0;
     Result<Lease> lease = AcquireFrom(route);
     if (!lease.ok()) {
+      // No other node took it: the refusal says what happened (nothing applied).
+      if (refused) return std::move(*refused);
       BatchResult failed;
       failed.answered = 0;
       for (size_t i = 0; i < batch.size(); ++i) failed.replies.push_back(lease.error());
       return failed;
     }
     BatchResult r = (*lease)->Execute(batch);
-    if (batch.has_writes() && session != nullptr) {
-      session->writer_ = lease->endpoint_;
-      session->until_ = state_->Now() + state_->options.read_your_writes;
-      session->wrote_ = true;
-    }
     // A node that refused the whole batch is taken out for a while, and the batch,
     // writes included, goes to the next endpoint that can take it.
     if (RefusedByTheNode(r) && attempt + 1 < static_cast<int>(state_->endpoints.size())) {
       TakeOut(lease->endpoint_);
+      refused = std::move(r);
       continue;
+    }
+    if (batch.has_writes() && session != nullptr && !RefusedByTheNode(r)) {
+      session->writer_ = lease->endpoint_;
+      session->until_ = state_->Now() + state_->options.read_your_writes;
+      session->wrote_ = true;
     }
     // A read that met a broken connection runs again, once, on a fresh one.
     if (!retry_allowed || attempt > 0 || r.answered == r.replies.size()) return r;

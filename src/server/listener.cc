@@ -153,6 +153,9 @@ void Listener::ArmAccept() {
 uint64_t Listener::PauseAccept(uint64_t now_ms) {
   constexpr uint64_t kFirstPauseMs = 100;
   constexpr uint64_t kLongestPauseMs = 3200;
+  // Several workers may meet the same shortage at once (each io_uring ring polls
+  // the listening socket): one pause for all of them, not one doubling each.
+  if (accept_resume_ms_.load(std::memory_order_acquire) > now_ms) return 0;
   const uint64_t last = accept_pause_ms_.load(std::memory_order_relaxed);
   const uint64_t pause = last == 0 ? kFirstPauseMs : std::min(last * 2, kLongestPauseMs);
   accept_pause_ms_.store(pause, std::memory_order_relaxed);

@@ -104,7 +104,8 @@ class Listener {
   void ArmAccept();
   // accept() failed for lack of descriptors (or memory): the listening socket stays
   // unarmed for a pause, 100 ms doubling up to 3.2 s while accepting keeps failing,
-  // instead of failing again at once. Returns the pause in milliseconds.
+  // instead of failing again at once. Returns the pause in milliseconds, or 0 when
+  // accepting is paused already (another worker met the same failure).
   uint64_t PauseAccept(uint64_t now_ms);
   // A connection was accepted: the next pause is short again.
   void AcceptSucceeded() {

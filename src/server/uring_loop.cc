@@ -297,7 +297,7 @@ void UringLoop::Complete(const io_uring_cqe& cqe, LoopEvents* events,
         break;
       case kWakeOp:  // a durable batch, or a connection handed to this worker
         events->durable = true;
-        events->accept = true;
+        if (listener_->handed_off(slot_) != 0) events->accept = true;
         if (!stopped_) ArmLoop(kWakeOp);
         break;
       default:

@@ -318,6 +318,7 @@ void Worker::Accept(Executor* executor) {
   }
   if (error == 0) return;
   const uint64_t pause_ms = listener_->PauseAccept(NowMs());
+  if (pause_ms == 0) return;
   stats_.accept_pauses.Add();
   LogLimited(&accept_failed, LogLevel::kWarning, "accept on %s port: %s; not accepting for %llu ms",
              listener_->name(), std::strerror(error), static_cast<unsigned long long>(pause_ms));

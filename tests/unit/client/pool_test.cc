@@ -141,6 +141,18 @@ TEST(Pool, a_write_a_node_refused_whole_goes_to_the_next_writer_and_the_node_bac
   EXPECT_FALSE(pool.endpoints()[0].up);
 }
 
+TEST(Pool, a_write_the_only_writer_refused_answers_the_refusal) {
+  // Readers do not take writes: with no other writer, the answer is the node's own
+  // (nothing applied), not an I/O error (which would say it may have).
+  FakeServer reader(Answer), not_ready(NotReady);
+  Pool pool(Options(reader, not_ready));
+  Result<uint64_t> r = pool.Insert(kIdx, {1});
+  ASSERT_FALSE(r.ok());
+  EXPECT_FALSE(r.error().is_io()) << r.error().ToString();
+  EXPECT_EQ(Inserts(not_ready.lines()), 1u);
+  EXPECT_EQ(Inserts(reader.lines()), 0u);
+}
+
 TEST(Pool, a_write_is_not_sent_again_unless_the_node_refused_all_of_it) {
   // One refusal among answers that applied, or another error: the batch stays
   // where it ran, as its replies say.
