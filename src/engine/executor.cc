@@ -81,7 +81,7 @@ const char* GaleraState() {
 }
 
 EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& options,
-                               SharedLogFlusher* flusher)
+                               SharedLogFlusher* flusher, KvFlushes* flushes)
     : info_(info),
       options_(options),
       stats_(info.stats),
@@ -91,11 +91,17 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       group_(thread_.thd(), !info.read_only, flusher, &info_.wake, stats_),
       accounts_(thread_.thd()),
       kv_(&rows_),
-      sweeps_expired_items_(std::strcmp(info.listener, "memcached") == 0 && info.slot == 0) {
+      sweeps_expired_items_(std::strcmp(info.listener, "memcached") == 0 && info.slot == 0),
+      flushes_(flushes) {
   if (thread_.ok()) ApplyLockWaitTimeout(NowMs(), false);
 }
 
-EngineExecutor::~EngineExecutor() { tables_.CloseAll(); }
+EngineExecutor::~EngineExecutor() {
+  tables_.CloseAll();
+  container_mapping_.clear();
+  container_names_.clear();
+  PublishCacheSizes();
+}
 
 std::unique_ptr<IndexBindings> EngineExecutor::NewIndexBindings() { return std::make_unique<EngineIndexBindings>(); }
 
@@ -144,7 +150,10 @@ void EngineExecutor::Tick() {
   tables_.ReleaseContended();
   uint64_t now = NowMs();
   ApplyLockWaitTimeout(now, false);
-  if (sweeps_expired_items_) SweepExpiredItems(now);
+  if (sweeps_expired_items_) {
+    CarryOutFlushes(now);
+    SweepExpiredItems(now);
+  }
   if (now - last_idle_sweep_ms_ >= 1000) {
     tables_.CloseIdle(now, options_.idle_table_close_ms);
     last_idle_sweep_ms_ = now;
@@ -309,8 +318,9 @@ EngineExecutor::Step EngineExecutor::LogIn(EngineIndexBindings* bindings, const 
   bindings->SetAccount(bindings->login.AccountName());
   if (step.status.ok()) {
     stats_->logins.Add();
-    Log(LogLevel::kDebug, "%s logged in from %s", bindings->login.AccountName().c_str(),
-        bindings->peer_address.c_str());
+    static LogLimit logged_in;
+    LogLimited(&logged_in, LogLevel::kDebug, "%s logged in from %s",
+               bindings->login.AccountName().c_str(), bindings->peer_address.c_str());
     return step;
   }
   stats_->logins_failed.Add();
@@ -378,35 +388,74 @@ constexpr std::string_view kMcVersion = "1.6.0-rowsocket";
 
 // The container `name` as rowsocket.containers maps it (read again once a second, so
 // that changes take effect without a restart): null if it names none. `default` is
-// rowsocket.kv unless the mapping says otherwise.
+// rowsocket.kv unless the mapping says otherwise. Every name the mapping's collation
+// matches to one row (case, trailing spaces) is that row's container, kept once
+// under the row's own name; the other names a client used, and the names that match
+// no row, are remembered for as long in container_names_, at most
+// kMaxContainerNames of them (then it starts again empty).
 const KvContainer* EngineExecutor::ContainerNamed(std::string_view name) {
   constexpr uint64_t kMappingMaxAgeMs = 1000;
-  CachedContainer& cached = container_mapping_[std::string(name)];
-  if (cached.read_ms == 0 || batch_start_ms_ - cached.read_ms >= kMappingMaxAgeMs) {
-    cached.read_ms = batch_start_ms_;
-    // name, db_schema, db_table, key_column, value_columns, value_separator,
-    // flags_column, cas_column, expires_column
-    std::vector<std::optional<std::string>> row;
-    cached.found = LookUpRow(thread_.thd(), "rowsocket", "containers", {name}, &row) &&
-                   row.size() >= 9 && row[1] && row[2] && row[3] && row[4];
-    if (cached.found) {
-      KvContainer& c = cached.container;
-      c.db = *row[1];
-      c.table = *row[2];
-      c.key_column = *row[3];
-      c.value_columns.clear();
-      for (std::string_view column : SplitNameList(*row[4])) c.value_columns.emplace_back(column);
-      c.separator = row[5].value_or("|");
-      c.flags_column = row[6].value_or("");
-      c.cas_column = row[7].value_or("");
-      c.expires_column = row[8].value_or("");
-      cached.found = !c.value_columns.empty();
-    } else if (name == "default") {
-      cached.found = true;
-      cached.container = KvContainer::Default();
-    }
+  auto fresh = [this](uint64_t read_ms) { return batch_start_ms_ - read_ms < kMappingMaxAgeMs; };
+  const std::string key(name);
+  if (auto it = container_mapping_.find(key); it != container_mapping_.end() && fresh(it->second.read_ms))
+    return &it->second.container;
+  if (auto it = container_names_.find(key); it != container_names_.end() && fresh(it->second.read_ms)) {
+    if (it->second.row_name.empty()) return nullptr;
+    auto c = container_mapping_.find(it->second.row_name);
+    if (c != container_mapping_.end() && fresh(c->second.read_ms)) return &c->second.container;
   }
-  return cached.found ? &cached.container : nullptr;
+  // name, db_schema, db_table, key_column, value_columns, value_separator,
+  // flags_column, cas_column, expires_column
+  std::vector<std::optional<std::string>> row;
+  KvContainer c;
+  bool found = LookUpRow(thread_.thd(), "rowsocket", "containers", {name}, &row) &&
+               row.size() >= 9 && row[0] && row[1] && row[2] && row[3] && row[4];
+  if (found) {
+    c.name = *row[0];
+    c.db = *row[1];
+    c.table = *row[2];
+    c.key_column = *row[3];
+    for (std::string_view column : SplitNameList(*row[4])) c.value_columns.emplace_back(column);
+    c.separator = row[5].value_or("|");
+    c.flags_column = row[6].value_or("");
+    c.cas_column = row[7].value_or("");
+    c.expires_column = row[8].value_or("");
+    found = !c.value_columns.empty();
+  } else if (name == "default") {
+    found = true;
+    c = KvContainer::Default();
+  }
+  // The entry under `name` itself is stale or gone: the row it was read from may have
+  // been deleted or renamed.
+  container_mapping_.erase(key);
+  if (found && c.name != key) container_mapping_.erase(c.name);
+  const KvContainer* container = nullptr;
+  if (found) {
+    CachedContainer& cached = container_mapping_[c.name];
+    cached.read_ms = batch_start_ms_;
+    cached.container = std::move(c);
+    container = &cached.container;
+  }
+  if (container == nullptr || container->name != key) {
+    if (container_names_.size() >= kMaxContainerNames && container_names_.count(key) == 0)
+      container_names_.clear();
+    CachedName& cached = container_names_[key];
+    cached.read_ms = batch_start_ms_;
+    cached.row_name = container != nullptr ? container->name : std::string();
+  } else {
+    container_names_.erase(key);
+  }
+  PublishCacheSizes();
+  return container;
+}
+
+// The sizes of this worker's container caches, in its status counters.
+void EngineExecutor::PublishCacheSizes() {
+  // (Counters only add; an unsigned difference wraps to the smaller value.)
+  stats_->memcached_containers_cached.Add(container_mapping_.size() - published_containers_);
+  stats_->memcached_names_cached.Add(container_names_.size() - published_names_);
+  published_containers_ = container_mapping_.size();
+  published_names_ = container_names_.size();
 }
 
 // Binds a connection's container: its lookup and insert indexes on the unique index
@@ -497,7 +546,8 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
     step.status = ErrorStatus(WireError::kForbidden);
     return step;
   }
-  std::unique_ptr<ContainerBinding>& binding = bindings->containers[std::string(name)];
+  // (Under the mapping's own name: every spelling of one container shares a binding.)
+  std::unique_ptr<ContainerBinding>& binding = bindings->containers[container->name];
   if (!binding) binding = std::make_unique<ContainerBinding>();
   if (!binding->lookup || !(binding->container == *container)) {
     step.status = BindContainer(binding.get(), *container);
@@ -597,12 +647,17 @@ void EngineExecutor::AnswerMemcached(const BatchItem& item, const Step& step) {
   if (item.request->IsWrite()) thread_.thd()->set_time();
   if (mc.command == McCommand::kFlushAll) return FlushContainer(mc, step, item.out);
   KvResult result;
-  kv_.Run(mc, step.container->container, step.index, step.insert_index, &result);
+  const KvContainer& container = step.container->container;
+  kv_.Run(mc, container, step.index, step.insert_index, &result,
+          flushes_->FlushedBelow(container.name, static_cast<int64_t>(std::time(nullptr))));
   WriteKvAnswer(mc, result, item.out);
 }
 
 // flush_all empties the default container only where rowsocket_memcached_flush
-// allows it; each time it does is logged.
+// allows it. With a delay (memcached's exptime: seconds, or past 30 days a unix time)
+// it answers OK and leaves the flush to KvFlushes, replacing one pending; without
+// one (or with 0, a negative delay or a time already past) it deletes the rows now,
+// and drops a pending flush. What it did is logged (a line a second at most).
 void EngineExecutor::FlushContainer(const McRequest& mc, const Step& step, std::string* out) {
   KvResult result;
   if (!options_.tunables->memcached_flush.load(std::memory_order_relaxed)) {
@@ -611,24 +666,36 @@ void EngineExecutor::FlushContainer(const McRequest& mc, const Step& step, std::
     result.error = "SERVER_ERROR flush_all is off (rowsocket_memcached_flush)";
     return WriteKvAnswer(mc, result, out);
   }
-  Request r;
-  r.type = RequestType::kFind;
-  r.op = FindOp::kGe;
-  r.key.push_back(WireValue::Of(""));
-  r.limit = UINT32_MAX;
-  r.modify = ModifyOp::kDelete;
-  std::string answer;
-  ResponseWriter w(&answer);
-  const RowResult row = rows_.Find(r, step.index, &w);
-  if (!row.status.ok()) {
-    result.outcome = McOutcome::kError;
-    result.status = McStatus::kOutOfMemory;
-    result.error = "SERVER_ERROR " + std::string(row.status.message());
-    return WriteKvAnswer(mc, result, out);
+  const KvContainer& container = step.container->container;
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  const int64_t at = mc.has_exptime && mc.exptime > 0 ? KvExpiry(mc.exptime, now) : 0;
+  static LogLimit flushed;
+  if (at > now) {
+    flushes_->Schedule(container.name, at);
+    LogLimited(&flushed, LogLevel::kWarning,
+               "memcached flush_all of %s.%s in %lld s (container '%s')", container.db.c_str(),
+               container.table.c_str(), static_cast<long long>(at - now), container.name.c_str());
+  } else {
+    flushes_->CancelPending(container.name);
+    Request r;
+    r.type = RequestType::kFind;
+    r.op = FindOp::kGe;
+    r.key.push_back(WireValue::Of(""));
+    r.limit = UINT32_MAX;
+    r.modify = ModifyOp::kDelete;
+    std::string answer;
+    ResponseWriter w(&answer);
+    const RowResult row = rows_.Find(r, step.index, &w);
+    if (!row.status.ok()) {
+      result.outcome = McOutcome::kError;
+      result.status = McStatus::kOutOfMemory;
+      result.error = "SERVER_ERROR " + std::string(row.status.message());
+      return WriteKvAnswer(mc, result, out);
+    }
+    LogLimited(&flushed, LogLevel::kWarning, "memcached flush_all deleted the %llu rows of %s.%s",
+               static_cast<unsigned long long>(row.rows_changed), container.db.c_str(),
+               container.table.c_str());
   }
-  Log(LogLevel::kWarning, "memcached flush_all deleted the %llu rows of %s.%s",
-      static_cast<unsigned long long>(row.rows_changed), step.container->container.db.c_str(),
-      step.container->container.table.c_str());
   if (!mc.WantsAnswer(McOutcome::kSuccess)) return;
   if (mc.framing == McFraming::kBinary) return McBinaryWriter(out).Success(mc);
   McTextWriter(out).Reply(McTextReply::kOk);
@@ -901,7 +968,7 @@ class EngineExecutorFactory : public ExecutorFactory {
   explicit EngineExecutorFactory(const EngineOptions& options) : options_(options) {}
   std::unique_ptr<Executor> Create(const WorkerInfo& info) override {
     if (std::strcmp(info.listener, "memcached") == 0) default_container_.Start();
-    auto executor = std::make_unique<EngineExecutor>(info, options_, &flusher_);
+    auto executor = std::make_unique<EngineExecutor>(info, options_, &flusher_, &flushes_);
     if (!executor->ok()) return nullptr;
     return executor;
   }
@@ -909,6 +976,7 @@ class EngineExecutorFactory : public ExecutorFactory {
  private:
   EngineOptions options_;
   SharedLogFlusher flusher_;  // outlives the executors: the factory outlives the workers
+  KvFlushes flushes_;         // the memcached listener's delayed flush_all, likewise
   DefaultContainer default_container_;
 };
 

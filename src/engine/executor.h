@@ -24,6 +24,7 @@
 #include "engine/server_headers.h"
 #include "engine/group_transaction.h"
 #include "engine/key_value.h"
+#include "engine/kv_flushes.h"
 #include "engine/log_flusher.h"
 #include "engine/open_index.h"
 #include "engine/row_requests.h"
@@ -37,9 +38,10 @@ namespace rowsocket {
 
 class EngineExecutor : public Executor {
  public:
-  // `flusher`: where write commits may leave their log flush (null: they do not).
+  // `flusher`: where write commits may leave their log flush (null: they do not);
+  // `flushes`: the memcached listener's delayed flush_all, shared by its workers.
   EngineExecutor(const WorkerInfo& info, const EngineOptions& options,
-                 SharedLogFlusher* flusher);
+                 SharedLogFlusher* flusher, KvFlushes* flushes);
   ~EngineExecutor() override;
 
   bool ok() const { return thread_.ok(); }
@@ -69,6 +71,7 @@ class EngineExecutor : public Executor {
   Step LogIn(EngineIndexBindings* bindings, const Request& r);
   Step PrepareMemcached(EngineIndexBindings* bindings, const Request& r);
   const KvContainer* ContainerNamed(std::string_view name);
+  void PublishCacheSizes();
   WireStatus BindContainer(ContainerBinding* binding, const KvContainer& container);
   Opened<OpenIndex> OpenContainerIndex(IndexBinding* binding);
   void AnswerMemcached(const BatchItem& item, const Step& step);
@@ -108,6 +111,9 @@ class EngineExecutor : public Executor {
   // The sweep of expired memcached items (expiry_sweep.cc).
   void SweepExpiredItems(uint64_t now_ms);
   void SweepContainer(const std::string& name, uint32_t budget);
+  // The deletion of flushed items (KvFlushes), by the same worker (expiry_sweep.cc).
+  void CarryOutFlushes(uint64_t now_ms);
+  void FlushStep(const std::string& name, uint64_t below, uint32_t budget);
 
   const WorkerInfo info_;
   const EngineOptions options_;
@@ -125,13 +131,22 @@ class EngineExecutor : public Executor {
   GroupTransaction group_;
   Accounts accounts_;
   KeyValue kv_;
-  // rowsocket.containers as this worker read it last (rows read again after a second).
+  // rowsocket.containers as this worker read it last (rows read again after a second),
+  // by the name each row stores: one entry per container this worker served.
   struct CachedContainer {
-    bool found = false;
     KvContainer container;
     uint64_t read_ms = 0;
   };
   std::unordered_map<std::string, CachedContainer> container_mapping_;
+  // The other names clients used, read as long: the row's own name each matched
+  // (empty: none matched), at most kMaxContainerNames.
+  struct CachedName {
+    std::string row_name;
+    uint64_t read_ms = 0;
+  };
+  static constexpr size_t kMaxContainerNames = 256;
+  std::unordered_map<std::string, CachedName> container_names_;
+  size_t published_containers_ = 0, published_names_ = 0;  // in stats_ (PublishCacheSizes)
   // The sweep of expired items, run by the memcached listener's first worker over
   // `default` and every container it has served: per container, its indexes (a
   // lookup, and `sweep`: the key and expiry columns on the key index) and where the
@@ -144,6 +159,21 @@ class EngineExecutor : public Executor {
   const bool sweeps_expired_items_;
   std::unordered_map<std::string, SweptContainer> swept_;
   uint64_t last_expiry_sweep_ms_ = 0;
+  // The deletion of each container's flushed items: its indexes (`scan`: the key and
+  // CAS columns on the key index), the flush it deletes for, where its pass is, and
+  // whether the pass has left no flushed row behind so far.
+  KvFlushes* flushes_;
+  struct FlushedContainer {
+    ContainerBinding binding;
+    std::unique_ptr<IndexBinding> scan;
+    uint64_t below = 0;
+    std::string cursor;
+    bool complete = true;
+    uint64_t deleted = 0;
+  };
+  std::unordered_map<std::string, FlushedContainer> flushed_;
+  std::vector<std::pair<std::string, uint64_t>> flushes_in_effect_;
+  uint64_t last_flush_step_ms_ = 0;
   bool group_lock_failed_ = false;    // the last group run could not lock its tables
   std::atomic<bool> interrupted_{false};  // Interrupt() was called: the worker stops
   // The lock order of the group being run (see PlanLockOrder).

@@ -10,6 +10,7 @@
 
 #include "engine/request_check.h"
 #include "engine/row_io.h"
+#include "protocol/wire_errors.h"
 
 namespace rowsocket {
 namespace {
@@ -36,6 +37,7 @@ int64_t KvExpiry(int64_t exptime, int64_t now) {
 
 KvContainer KvContainer::Default() {
   KvContainer c;
+  c.name = "default";
   c.db = "rowsocket";
   c.table = "kv";
   c.key_column = "k";
@@ -57,7 +59,7 @@ std::string KvContainer::LookupColumns() const {
 std::string KvContainer::InsertColumns() const { return key_column + "," + LookupColumns(); }
 
 bool KvContainer::operator==(const KvContainer& o) const {
-  return db == o.db && table == o.table && key_column == o.key_column &&
+  return name == o.name && db == o.db && table == o.table && key_column == o.key_column &&
          value_columns == o.value_columns && separator == o.separator &&
          cas_column == o.cas_column && flags_column == o.flags_column &&
          expires_column == o.expires_column;
@@ -102,7 +104,13 @@ KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* 
     return WireStatus::OK();
   });
   if (Failed(row, result) || !found) return Found::kMissing;
-  return Expired(item->expires, Now()) ? Found::kExpired : Found::kPresent;
+  return Dead(*item, Now()) ? Found::kExpired : Found::kPresent;
+}
+
+bool KeyValue::Dead(const KvItem& item, int64_t now) const {
+  if (Expired(item.expires, now)) return true;
+  if (flushed_below_ == 0) return false;
+  return container_->cas_column.empty() || item.cas < flushed_below_;
 }
 
 // `item` as the row of `key` in record[0] holds it (the lookup index's columns: the
@@ -235,8 +243,9 @@ bool KeyValue::Delete(std::string_view key, OpenIndex* lookup, KvResult* result)
 }
 
 void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
-                   OpenIndex* insert, KvResult* result) {
+                   OpenIndex* insert, KvResult* result, uint64_t flushed_below) {
   container_ = &container;
+  flushed_below_ = flushed_below;
   switch (mc.command) {
     case McCommand::kGet:
     case McCommand::kGets:
@@ -278,13 +287,31 @@ void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result
   request_.has_in = true;
   for (std::string_view key : mc.keys) request_.in_values.push_back(WireValue::Of(KvRowKey(key)));
   request_.limit = static_cast<uint32_t>(mc.keys.size());
-  result->items.reserve(mc.keys.size());
+  // A key named many times is answered as often (as memcached does), within the
+  // answer's budget: the items are held until the answer is written.
+  const uint64_t max_answer = rows_->tunables()->max_answer_size.load(std::memory_order_relaxed);
+  uint64_t answer_size = 0;
+  bool too_large = false;
   const RowResult row = rows_->Read(request_, lookup, [&](size_t k) {
     KvItem item;
     ItemOfRow(mc.keys[k], lookup, &item);
-    if (!Expired(item.expires, now)) result->items.push_back(std::move(item));
+    if (Dead(item, now)) return WireStatus::OK();
+    answer_size += item.key.size() + item.value.size() + kKvItemFraming;
+    if (max_answer != 0 && answer_size > max_answer) {
+      too_large = true;
+      return ErrorStatus(WireError::kAnswerSize);
+    }
+    result->items.push_back(std::move(item));
     return WireStatus::OK();
   });
+  if (too_large) {
+    result->items.clear();
+    result->items.shrink_to_fit();
+    result->outcome = McOutcome::kError;
+    result->status = McStatus::kOutOfMemory;
+    result->error = "SERVER_ERROR out of memory writing get response";
+    return;
+  }
   if (Failed(row, result)) {
     result->items.clear();
     return;
@@ -496,6 +523,57 @@ void KeyValue::FindExpired(OpenIndex* sweep, uint32_t budget, std::string* curso
   });
   if (!row.status.ok()) expired_.clear();
   if (!row.status.ok() || examined < budget) cursor->clear();
+}
+
+bool KeyValue::FindFlushed(const KvContainer& container, OpenIndex* scan, uint32_t budget,
+                           uint64_t below, std::string* cursor) {
+  request_.Clear();
+  request_.type = RequestType::kFind;
+  request_.op = cursor->empty() ? FindOp::kGe : FindOp::kGt;
+  if (!cursor->empty()) request_.key.push_back(WireValue::Of(*cursor));
+  request_.limit = budget;
+  expired_.clear();
+  Field* key = scan->columns()[0];
+  Field* cas = container.cas_column.empty() ? nullptr : scan->columns()[1];
+  uint32_t examined = 0;
+  const RowResult row = rows_->Read(request_, scan, [&](size_t) {
+    ++examined;
+    cursor->clear();
+    AppendFieldText(key, &scratch_, cursor);
+    if (cas == nullptr || FieldNumber<uint64_t>(cas, &scratch_) < below)
+      expired_.push_back(*cursor);
+    return WireStatus::OK();
+  });
+  if (!row.status.ok()) expired_.clear();
+  if (!row.status.ok() || examined < budget) cursor->clear();
+  return row.status.ok();
+}
+
+uint64_t KeyValue::DeleteFlushed(const KvContainer& container, OpenIndex* lookup,
+                                 uint64_t below, bool* complete) {
+  // The lookup index's columns: the value columns, then the CAS column.
+  Field* cas = container.cas_column.empty() ? nullptr
+                                            : lookup->columns()[container.value_columns.size()];
+  uint64_t deleted = 0;
+  *complete = false;
+  for (const std::string& k : expired_) {
+    FindRow(k);
+    bool flushed = false;
+    const RowResult locked = rows_->Read(request_, lookup, [&](size_t) {
+      flushed = cas == nullptr || FieldNumber<uint64_t>(cas, &scratch_) < below;
+      return WireStatus::OK();
+    });
+    if (!locked.status.ok()) return deleted;
+    if (!flushed) continue;
+    request_.modify = ModifyOp::kDelete;
+    answer_.clear();
+    ResponseWriter w(&answer_);
+    if (!rows_->Find(request_, lookup, &w).status.ok()) return deleted;
+    ++deleted;
+  }
+  expired_.clear();
+  *complete = true;
+  return deleted;
 }
 
 uint64_t KeyValue::DeleteExpired(OpenIndex* lookup) {

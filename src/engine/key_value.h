@@ -45,6 +45,7 @@ namespace rowsocket {
 
 // Where a container keeps its items (a row of rowsocket.containers).
 struct KvContainer {
+  std::string name;  // as rowsocket.containers stores it (`default` without a row)
   std::string db, table;
   std::string key_column;
   std::vector<std::string> value_columns;
@@ -94,9 +95,14 @@ class KeyValue {
   KeyValue(const KeyValue&) = delete;
   KeyValue& operator=(const KeyValue&) = delete;
 
-  // Runs `mc` (a command with keys) on `container`'s two open indexes.
+  // Runs `mc` (a command with keys) on `container`'s two open indexes. Items whose
+  // CAS is below `flushed_below` (every item, in a container without a CAS column)
+  // are flushed (KvFlushes): missing, as expired items are; 0: none is. A retrieval
+  // whose answer would pass rowsocket_max_answer_size (its items' keys and values,
+  // and kKvItemFraming bytes each) answers memcached's `SERVER_ERROR out of memory
+  // writing get response` instead, and keeps none of them.
   void Run(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
-           OpenIndex* insert, KvResult* result);
+           OpenIndex* insert, KvResult* result, uint64_t flushed_below = 0);
 
   // A new CAS (any thread).
   static uint64_t NextCas();
@@ -114,8 +120,21 @@ class KeyValue {
   bool FoundExpired() const { return !expired_.empty(); }
   uint64_t DeleteExpired(OpenIndex* lookup);
 
+  // A flush's deletion (KvFlushes), in the same two groups: FindFlushed, through
+  // `scan` (the key column, then the CAS column where the container has one), keeps
+  // the keys of the rows flushed below `below` among at most `budget` from the key
+  // after *cursor, which it moves as FindExpired does; false if the read failed.
+  // DeleteFlushed deletes those rows, each read again under its row lock through
+  // `lookup`; *complete is false when it stopped at an error before the last.
+  bool FindFlushed(const KvContainer& container, OpenIndex* scan, uint32_t budget,
+                   uint64_t below, std::string* cursor);
+  uint64_t DeleteFlushed(const KvContainer& container, OpenIndex* lookup, uint64_t below,
+                         bool* complete);
+
  private:
   enum class Found { kMissing, kExpired, kPresent };
+  // Expired, or flushed (see Run).
+  bool Dead(const KvItem& item, int64_t now) const;
   // The values a write stores for `item`, in the lookup index's column order; false
   // (with the error in *result) when its value does not split into the container's
   // value columns.
@@ -143,12 +162,18 @@ class KeyValue {
 
   RowRequests* rows_;
   const KvContainer* container_ = nullptr;  // the running command's
+  uint64_t flushed_below_ = 0;              // and its flush (see Run)
   Request request_;      // the HandlerSocket request a step amounts to
   std::string answer_;   // its answer (writes)
   String scratch_;       // text of the column being read
   std::vector<std::string> expired_;  // keys a sweep step found expired
   std::string numbers_;  // text of the numbers a write stores
 };
+
+// What one item adds to a retrieval's answer besides its key and value, at most:
+// memcached's `VALUE <key> <flags> <bytes> <cas>` line and its CRLFs, a binary header
+// and its extras, a meta answer's flags.
+constexpr size_t kKvItemFraming = 128;
 
 // The answer to `mc` (in its framing, unless its noreply silences it).
 void WriteKvAnswer(const McRequest& mc, const KvResult& result, std::string* out);

@@ -37,6 +37,7 @@ struct RowResult {
 class RowRequests {
  public:
   RowRequests(THD* thd, const ServerTunables* tunables) : thd_(thd), tunables_(tunables) {}
+  const ServerTunables* tunables() const { return tunables_; }
   RowRequests(const RowRequests&) = delete;
   RowRequests& operator=(const RowRequests&) = delete;
 

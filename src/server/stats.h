@@ -66,6 +66,12 @@ namespace rowsocket {
     "TLS being off included")                                                       \
   X(memcached_items_expired,                                                       \
     "expired memcached items the sweep deleted (rowsocket_memcached_sweep_rate)")   \
+  X(memcached_containers_cached,                                                   \
+    "containers whose mapping the memcached workers keep now, summed over workers " \
+    "(one for each container a worker served)")                                     \
+  X(memcached_names_cached,                                                        \
+    "container names other than the mapping's own that the memcached workers "      \
+    "remember now (other spellings, unknown names; at most 256 a worker)")          \
   X(log_flush_wait_microseconds,                                                   \
     "summed over requests: how long answers of committed writes waited for the log flush")
 
