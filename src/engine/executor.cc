@@ -397,11 +397,13 @@ const KvContainer* EngineExecutor::ContainerNamed(std::string_view name) {
   constexpr uint64_t kMappingMaxAgeMs = 1000;
   auto fresh = [this](uint64_t read_ms) { return batch_start_ms_ - read_ms < kMappingMaxAgeMs; };
   const std::string key(name);
-  if (auto it = container_mapping_.find(key); it != container_mapping_.end() && fresh(it->second.read_ms))
-    return &it->second.container;
-  if (auto it = container_names_.find(key); it != container_names_.end() && fresh(it->second.read_ms)) {
-    if (it->second.row_name.empty()) return nullptr;
-    auto c = container_mapping_.find(it->second.row_name);
+  auto known = container_mapping_.find(key);
+  if (known != container_mapping_.end() && fresh(known->second.read_ms))
+    return &known->second.container;
+  auto other = container_names_.find(key);
+  if (other != container_names_.end() && fresh(other->second.read_ms)) {
+    if (other->second.row_name.empty()) return nullptr;
+    auto c = container_mapping_.find(other->second.row_name);
     if (c != container_mapping_.end() && fresh(c->second.read_ms)) return &c->second.container;
   }
   // name, db_schema, db_table, key_column, value_columns, value_separator,
@@ -548,7 +550,10 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
   }
   // (Under the mapping's own name: every spelling of one container shares a binding.)
   std::unique_ptr<ContainerBinding>& binding = bindings->containers[container->name];
-  if (!binding) binding = std::make_unique<ContainerBinding>();
+  if (!binding) {
+    binding = std::make_unique<ContainerBinding>();
+    bindings->open_indexes.Add();  // (OPEN_INDEXES: a memcached connection's containers)
+  }
   if (!binding->lookup || !(binding->container == *container)) {
     step.status = BindContainer(binding.get(), *container);
     if (!step.status.ok()) return step;

@@ -129,8 +129,10 @@ void EngineExecutor::CarryOutFlushes(uint64_t now_ms) {
     return;
   }
   uint32_t budget = kFlushStepRows;
-  const uint64_t max_examined = options_.tunables->max_rows_examined.load(std::memory_order_relaxed);
-  if (max_examined != 0 && max_examined - 1 < budget) budget = static_cast<uint32_t>(max_examined - 1);
+  const uint64_t max_examined =
+      options_.tunables->max_rows_examined.load(std::memory_order_relaxed);
+  if (max_examined != 0 && max_examined - 1 < budget)
+    budget = static_cast<uint32_t>(max_examined - 1);
   StopWaitingForRowLocks();
   thread_.thd()->variables.lock_wait_timeout = 0;
   batch_start_ms_ = now_ms;

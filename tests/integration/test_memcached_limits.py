@@ -209,9 +209,13 @@ def test_every_spelling_of_one_container_is_that_container_once(raw, sql, items,
     assert sql.rows("SELECT k, v FROM test.mc_items ORDER BY k") == \
         [(b"a", b"one"), (b"b", b"two")]
     # One mapping per container and worker (the default one and this one), whatever
-    # the spellings; the spellings themselves within the bound.
+    # the spellings; the spellings themselves within the bound; and one binding per
+    # container on the connection.
     assert status(sql, "memcached_containers_cached") <= 2 * WORKERS
     assert status(sql, "memcached_names_cached") <= 256 * WORKERS
+    peer = "%s:%d" % raw.sock.getsockname()
+    assert sql.rows("SELECT OPEN_INDEXES FROM information_schema.ROWSOCKET_CONNECTIONS "
+                    "WHERE PEER = %s", (peer,)) == [("1",)]
 
 
 # -- flush_all ---------------------------------------------------------------------
