@@ -133,6 +133,7 @@ void EngineExecutor::CarryOutFlushes(uint64_t now_ms) {
       options_.tunables->max_rows_examined.load(std::memory_order_relaxed);
   if (max_examined != 0 && max_examined - 1 < budget)
     budget = static_cast<uint32_t>(max_examined - 1);
+  if (budget == 0) return;  // (rowsocket_max_rows_examined=1: a step examines no row)
   StopWaitingForRowLocks();
   thread_.thd()->variables.lock_wait_timeout = 0;
   batch_start_ms_ = now_ms;
@@ -147,18 +148,17 @@ void EngineExecutor::CarryOutFlushes(uint64_t now_ms) {
 // of at most `budget` rows from where the last step ended, then a write transaction
 // deleting the flushed ones. A pass that reaches the table's end having left none
 // behind ends the flush; one that left some (held by another transaction) begins
-// again. A flush whose container is gone, or that flush_all may no longer do
-// (rowsocket_memcached_flush, read_only), is given up.
+// again. rowsocket_memcached_flush was checked when the command came, as memcached
+// checks its own; a flush whose container is gone, or whose server has become
+// read_only (rowsocket's writes would be refused), is given up.
 void EngineExecutor::FlushStep(const std::string& name, uint64_t below, uint32_t budget) {
   static LogLimit flushed_log;
   const KvContainer* container = ContainerNamed(name);
-  const bool allowed = options_.tunables->memcached_flush.load(std::memory_order_relaxed) &&
-                       !opt_readonly && budget > 0;
-  if (container == nullptr || container->name != name || !allowed ||
+  if (container == nullptr || container->name != name || opt_readonly ||
       !SchemaAllowed(container->db)) {
     LogLimited(&flushed_log, LogLevel::kWarning,
                "memcached flush_all of container '%s' given up: %s", name.c_str(),
-               allowed ? "it is no longer a container" : "flush_all is no longer allowed");
+               opt_readonly ? "the server is read_only" : "it is no longer a container");
     flushes_->Done(name, below);
     return;
   }

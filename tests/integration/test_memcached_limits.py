@@ -307,3 +307,45 @@ def test_flush_all_logs_a_line_a_second_at_most(raw, server):
             assert raw.read_until(b"\r\n") == b"OK\r\n"
     elapsed = time.monotonic() - start
     assert flush_lines() - before <= elapsed + 2
+
+
+@pytest.fixture
+def default_without_cas(sql, container, memcached_port):
+    """The default container on a table without a CAS column, for one test."""
+    sql.execute("DROP TABLE IF EXISTS test.nocas")
+    sql.execute("CREATE TABLE test.nocas (k VARBINARY(64) PRIMARY KEY, v BLOB NOT NULL) "
+                "ENGINE=InnoDB")
+    sql.execute("REPLACE INTO rowsocket.containers (name, db_schema, db_table, key_column, "
+                "value_columns) VALUES ('default', 'test', 'nocas', 'k', 'v')")
+    time.sleep(1.2)  # every worker reads the mapping again within a second
+    r = Raw(memcached_port)
+    yield r
+    r.close()
+    sql.execute("DELETE FROM rowsocket.containers WHERE name = 'default'")
+    time.sleep(1.2)
+    sql.execute("DROP TABLE test.nocas")
+
+
+def test_a_delayed_flush_of_a_container_without_cas_flushes_every_row(default_without_cas,
+                                                                      sql):
+    r = default_without_cas
+    store(r, b"a", b"1")
+    assert sql.rows("SELECT k FROM test.nocas") == [(b"a",)]
+    start = time.time()
+    r.send(b"flush_all 2\r\n")
+    assert r.read_until(b"\r\n") == b"OK\r\n"
+    if time.time() < start + 1:
+        assert get(r, b"a") == b"1"
+    wait_for_miss(r, b"a", start + 3.1)
+    deadline = time.monotonic() + 30
+    while sql.value("SELECT COUNT(*) FROM test.nocas") != "0":
+        assert time.monotonic() < deadline, "the flushed rows were not deleted"
+        time.sleep(0.1)
+    # Once they are, the flush is over: what is set is kept.
+    deadline = time.monotonic() + 10
+    while True:
+        store(r, b"after", b"2")
+        if get(r, b"after") == b"2":
+            break
+        assert time.monotonic() < deadline, "the flush did not end"
+        time.sleep(0.1)
