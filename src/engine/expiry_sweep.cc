@@ -39,20 +39,20 @@ void EngineExecutor::SweepExpiredItems(uint64_t now_ms) {
   const uint64_t max_examined = options_.tunables->max_rows_examined.load(std::memory_order_relaxed);
   if (max_examined != 0) budget = std::min(budget, max_examined - 1);
   if (budget == 0) return;
+  // Nothing waits for the sweep: a row another transaction holds is left for a
+  // later pass, and so is a table under LOCK TABLES, FLUSH TABLES WITH READ LOCK or
+  // a backup. (The next batch waits again: ApplyLockWaitTimeout.)
+  StopWaitingForRowLocks();
+  thread_.thd()->variables.lock_wait_timeout = 0;
   batch_start_ms_ = now_ms;  // the container mapping's age counts from it
+  thread_.BeginBatch(SQLCOM_INSERT);
+  tables_.BeginBatch(batch_start_ms_);
   // Each container once, under the name its row stores (ContainerNamed).
   std::vector<std::string> names;
   const KvContainer* by_default = ContainerNamed("default");
   if (by_default != nullptr) names.push_back(by_default->name);
   for (const auto& [name, cached] : container_mapping_)
     if (by_default == nullptr || name != by_default->name) names.push_back(name);
-  // Nothing waits for the sweep: a row another transaction holds is left for a
-  // later pass, and so is a table under LOCK TABLES, FLUSH TABLES WITH READ LOCK or
-  // a backup. (The next batch waits again: ApplyLockWaitTimeout.)
-  StopWaitingForRowLocks();
-  thread_.thd()->variables.lock_wait_timeout = 0;
-  thread_.BeginBatch(SQLCOM_INSERT);
-  tables_.BeginBatch(batch_start_ms_);
   for (const std::string& name : names) SweepContainer(name, static_cast<uint32_t>(budget));
   retired_.clear();
   thread_.EndBatch();
