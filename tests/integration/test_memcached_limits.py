@@ -179,10 +179,18 @@ def pipelined(raw, requests, answer_end):
     return answers
 
 
-def test_unknown_container_names_are_remembered_within_a_bound(raw, sql, memcached_port):
+def test_unknown_container_names_are_remembered_within_a_bound(raw, sql, server):
     names = [b"nosuch%d" % i for i in range(3000)]
     answers = pipelined(raw, [b"get @@%s.k\r\n" % n for n in names], b"\r\n")
     assert answers == [b"CLIENT_ERROR no container named '%s'\r\n" % n for n in names]
+    # 150,000 more (about 50 MB where each one is kept).
+    before = rss(server)
+    for start in range(0, 150_000, 1000):
+        raw.send(b"".join(b"get @@n%06d.k\r\n" % i for i in range(start, start + 1000)))
+        for _ in range(1000):
+            assert raw.read_until(b"\r\n").startswith(b"CLIENT_ERROR no container named")
+    grown = rss(server) - before
+    assert grown < 16 * MIB, f"mariadbd grew by {grown >> 20} MiB"
     raw.close()
     # Per worker: 256 names at most, and one mapping (the default container's).
     assert status(sql, "memcached_names_cached") <= 256 * WORKERS
