@@ -20,7 +20,7 @@ namespace rowsocket {
 namespace {
 
 constexpr uint64_t kSweepEveryMs = 100;
-constexpr uint32_t kFlushStepRows = 10000;
+constexpr uint32_t kFlushStepRows = 1000;  // as many as a sweep step at its default rate
 
 // A server whose rows are not its own to delete: a read_only server, a replica
 // (the primary's sweep deletes there through replication), a Galera node (every

@@ -254,6 +254,9 @@ def wait_for_miss(raw, key, when, seconds=20):
 
 def test_flush_all_with_a_delay_flushes_every_item_when_the_delay_ends(raw, sql):
     store(raw, b"a", b"1")
+    # Rows SQL wrote (without a CAS of the listener's), more than one step deletes.
+    sql.execute("INSERT INTO rowsocket.kv (k, v) SELECT CONCAT('r', LPAD(seq, 4, '0')), 'x' "
+                "FROM test.seq_0_to_2499")
     start = time.time()
     raw.send(b"flush_all 3\r\n")
     assert raw.read_until(b"\r\n") == b"OK\r\n"
@@ -265,11 +268,14 @@ def test_flush_all_with_a_delay_flushes_every_item_when_the_delay_ends(raw, sql)
         assert get(raw, b"meanwhile") == b"2"
     wait_for_miss(raw, b"a", start + 4.1)
     assert get(raw, b"meanwhile") is None
+    assert get(raw, b"r1500") is None
     store(raw, b"after", b"3")  # set after it: kept
+    store(raw, b"r1500z", b"4")  # (among the rows still to delete)
     assert get(raw, b"after") == b"3"
     # The flushed rows are deleted in the background.
-    wait_for_rows(sql, 1)
-    assert sql.rows("SELECT k FROM rowsocket.kv") == [(b"after",)]
+    wait_for_rows(sql, 2)
+    assert sql.rows("SELECT k FROM rowsocket.kv ORDER BY k") == [(b"after",), (b"r1500z",)]
+    assert get(raw, b"r1500z") == b"4"
 
 
 def test_a_new_flush_all_replaces_a_pending_one(raw, sql):
