@@ -91,6 +91,17 @@ bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset) {
   return true;
 }
 
+bool HoldsExactly(Field* field, std::string_view value, String* scratch) {
+  THD* thd = field->table->in_use;
+  const enum_check_fields saved = thd->count_cuted_fields;
+  thd->count_cuted_fields = CHECK_FIELD_IGNORE;
+  field->set_notnull();
+  field->store(value.data(), value.size(), field->charset());
+  thd->count_cuted_fields = saved;
+  const String* s = field->val_str(scratch, scratch);
+  return std::string_view(s->ptr(), s->length()) == value;
+}
+
 int CompareFieldToStored(Field* field, my_ptrdiff_t offset) {
   bool a_null = field->is_null();
   bool b_null = field->is_null(offset);
