@@ -36,7 +36,10 @@ def memcached_port():
 @pytest.fixture(scope="module")
 def server(memcached_port):
     plugin = targets.make_plugin({"memcached_port": memcached_port, "memcached_threads": 4})
-    with servers.running_server([plugin], ["--sql-mode=STRICT_ALL_TABLES"]) as srv:
+    # Statement-based binary logging: the listener's READ COMMITTED writes are logged
+    # as rows whatever binlog_format says (InnoDB refuses statements for them).
+    with servers.running_server([plugin], ["--sql-mode=STRICT_ALL_TABLES", "--log-bin=rows-bin",
+                                           "--server-id=1", "--binlog-format=STATEMENT"]) as srv:
         yield srv
 
 
