@@ -230,6 +230,18 @@ def test_a_key_longer_than_the_column_is_a_miss_and_its_write_is_refused(raw, sq
     assert sql_refuses(sql, f"INSERT INTO {table} VALUES ('abcdefghijXYZ', 'n')")
     assert text(raw, b"set " + prefix + b"abcdefghij 0 0 3", b"TEN") == b"STORED\r\n"
     assert rows() == [("abcdefghij", "TEN")]
+    # Trailing spaces (binary keys may have them) count where SQL's comparison
+    # counts them: not under a PAD SPACE collation (CHAR, VARCHAR), in VARBINARY.
+    spaced = "abcdefghij   "
+    sql_matches = sql.value(f"SELECT COUNT(*) FROM {table} WHERE k = %s", spaced) == "1"
+    assert sql_matches == (column != "VARBINARY(10)")
+    hit = binary(memcached_port, 0x00, prefix + spaced.encode())
+    assert hit["status"] == (0 if sql_matches else STATUS_NOT_FOUND)
+    assert hit["value"] == (b"TEN" if sql_matches else b"Not found")
+    replaced = binary(memcached_port, 0x03, prefix + spaced.encode(), b"Ten",
+                      struct.pack(">II", 0, 0))
+    assert replaced["status"] == (0 if sql_matches else STATUS_INVALID)
+    assert rows() == [("abcdefghij", "Ten" if sql_matches else "TEN")]
 
 
 def test_a_key_counts_characters_of_its_column_and_must_be_valid_in_its_charset(
