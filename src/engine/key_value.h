@@ -27,10 +27,10 @@
 // flags, which every change of them (SQL's included) moves. So a memcached write
 // obeys every rule a HandlerSocket write does (sql_mode, binlog, durability before
 // the answer), and a read-modify-write (cas, append, incr) is atomic: the row stays
-// locked until the batch commits. An expired item is a miss; the write that meets it replaces or
-// deletes it. Every write gives the item a new CAS, unique across the server's life
-// (a counter that starts at the time the plugin loaded, in microseconds); a change
-// made by SQL keeps the CAS unless SQL sets it.
+// locked until the batch commits. An expired item is a miss; the write that meets it
+// replaces or deletes it. Every write but a touch gives the item a new CAS, unique
+// across the server's life (a counter that starts at the time the plugin loaded, in
+// microseconds); a change made by SQL keeps the CAS unless SQL sets it.
 //
 // One per executor, used on its worker's thread, with the batch's tables locked.
 #pragma once
