@@ -146,7 +146,8 @@ def test_an_integer_key_that_is_not_exactly_a_value_is_a_miss(raw, sql, memcache
             assert sql_refuses(sql, "INSERT INTO test.mc_ints VALUES (%s, 'w')", key), key
 
 
-def test_a_write_of_an_inexact_integer_key_is_refused_and_changes_nothing(raw, sql, memcached_port, ints):
+def test_a_write_of_an_inexact_integer_key_is_refused_and_changes_nothing(raw, sql,
+                                                                          memcached_port, ints):
     before = sql.rows("SELECT k, v FROM test.mc_ints ORDER BY k")
     for key in [b"2zz", b"1e0", b"01", b"x", b"1.4"]:
         k = b"@@ints." + key
@@ -351,8 +352,11 @@ def test_touch_changes_only_the_expiry_column_and_keeps_the_cas(raw, sql, memcac
     assert text(raw, b"gats 3000 @@pairs.nullb").startswith(b"VALUE @@pairs.nullb 0 2 ")
     assert row(sql, "mc_pairs", "nullb")[:3] == ("x", None, None)
     assert text(raw, b"mg @@pairs.sep T4000 v") == b"VA 5\r\nx|y|z\r\n"
-    assert binary(memcached_port, 0x1c, b"@@pairs.nulla", extras=struct.pack(">I", 5000))["status"] == 0
-    assert binary(memcached_port, 0x1d, b"@@pairs.nullb", extras=struct.pack(">I", 6000))["status"] == 0
+    touch, gat = 0x1c, 0x1d
+    assert binary(memcached_port, touch, b"@@pairs.nulla",
+                  extras=struct.pack(">I", 5000))["status"] == 0
+    assert binary(memcached_port, gat, b"@@pairs.nullb",
+                  extras=struct.pack(">I", 6000))["status"] == 0
     assert row(sql, "mc_pairs", "sep")[:3] == ("x|y", "z", None)
     assert row(sql, "mc_pairs", "nulla")[:3] == (None, "q", "7")
     assert row(sql, "mc_pairs", "nullb")[:3] == ("x", None, None)
