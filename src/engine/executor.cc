@@ -93,7 +93,20 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       kv_(&rows_),
       sweeps_expired_items_(std::strcmp(info.listener, "memcached") == 0 && info.slot == 0),
       flushes_(flushes) {
-  if (thread_.ok()) ApplyLockWaitTimeout(NowMs(), false);
+  if (!thread_.ok()) return;
+  ApplyLockWaitTimeout(NowMs(), false);
+  if (std::strcmp(info.listener, "memcached") == 0) {
+    // Each memcached command reads and writes the row of one key, so its batches
+    // run in READ COMMITTED: a locking read of a key no row has takes no gap lock.
+    // Under REPEATABLE READ the find before a set's or add's insert locks the gap
+    // the new key goes into, and two batches inserting keys into one gap (distinct
+    // keys, both needing the other's gap) deadlock. (InnoDB logs such writes only as
+    // rows, which rowsocket does anyway: the session's binlog_format says so.)
+    THD* thd = thread_.thd();
+    thd->variables.tx_isolation = ISO_READ_COMMITTED;
+    thd->tx_isolation = ISO_READ_COMMITTED;
+    thd->variables.binlog_format = BINLOG_FORMAT_ROW;
+  }
 }
 
 EngineExecutor::~EngineExecutor() {
@@ -199,13 +212,15 @@ uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
 }
 
 // Each connection's requests as a transaction of their own, and if even that keeps
-// being rolled back, each request alone (one a deadlock fails is answered so).
+// being rolled back, each request alone, retried as a group is (one a deadlock fails
+// every time is answered so).
 void EngineExecutor::RunEachConnection(BatchItem* items, size_t count) {
   for (size_t begin = 0; begin < count;) {
     size_t end = begin + 1;
     while (end < count && items[end].bindings == items[begin].bindings) ++end;
     if (end - begin == count || !RunWithRetry(items, begin, end)) {
-      for (size_t i = begin; i < end; ++i) RunGroup(items, i, i + 1);
+      for (size_t i = begin; i < end; ++i)
+        if (!RunWithRetry(items, i, i + 1)) RunGroup(items, i, i + 1);
     }
     begin = end;
   }
@@ -461,8 +476,9 @@ void EngineExecutor::PublishCacheSizes() {
 }
 
 // Binds a connection's container: its lookup and insert indexes on the unique index
-// of its key column. What the binding had opened before goes to retired_ (a step of
-// this batch may still use it).
+// of its key column (on a system-versioned table the server adds the end of the
+// row's period to every unique key: a find of the key skips history rows). What the
+// binding had opened before goes to retired_ (a step of this batch may still use it).
 WireStatus EngineExecutor::BindContainer(ContainerBinding* binding, const KvContainer& container) {
   for (std::unique_ptr<IndexBinding>* b : {&binding->lookup, &binding->insert}) {
     if (*b) {
@@ -479,7 +495,11 @@ WireStatus EngineExecutor::BindContainer(ContainerBinding* binding, const KvCont
   std::string index;
   for (uint k = 0; k < t->s->keys && index.empty(); ++k) {
     const KEY& key = t->key_info[k];
-    if ((key.flags & HA_NOSAME) && key.user_defined_key_parts == 1 &&
+    const uint parts = key.user_defined_key_parts;
+    const bool key_alone =
+        parts == 1 || (parts == 2 && t->versioned() &&
+                       key.key_part[1].fieldnr == t->vers_end_field()->field_index + 1);
+    if ((key.flags & HA_NOSAME) && key_alone &&
         SameName(key.key_part[0].field->field_name.str, container.key_column))
       index = key.name.str;
   }

@@ -95,11 +95,15 @@ bool KeyValue::Failed(const RowResult& row, KvResult* result) {
 }
 
 KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* item,
-                               KvResult* result) {
+                               KvResult* result, int text_of) {
   FindKey(key);
   bool found = false;
   const RowResult row = rows_->Read(request_, lookup, [&](size_t) {
     ItemOfRow(key, lookup, item);
+    if (text_of >= 0) {
+      column_text_.clear();
+      AppendFieldText(lookup->columns()[static_cast<size_t>(text_of)], &scratch_, &column_text_);
+    }
     found = true;
     return WireStatus::OK();
   });
@@ -132,7 +136,8 @@ void KeyValue::ItemOfRow(std::string_view key, OpenIndex* lookup, KvItem* item) 
 }
 
 // A container without a CAS column: a version of the item's content (FNV-1a of its
-// value, flags and expiry), which any change to them moves, whoever makes it.
+// value and flags), which any change to them moves, whoever makes it. Not of its
+// expiry time: memcached's touch keeps the CAS.
 uint64_t KeyValue::DerivedCas(const KvItem& item) {
   uint64_t h = 14695981039346656037ull;
   auto mix = [&h](const void* data, size_t size) {
@@ -141,7 +146,6 @@ uint64_t KeyValue::DerivedCas(const KvItem& item) {
   };
   mix(item.value.data(), item.value.size());
   mix(&item.flags, sizeof item.flags);
-  mix(&item.expires, sizeof item.expires);
   return h == 0 ? 1 : h;  // 0 means "no CAS" to memcached's clients
 }
 
@@ -202,9 +206,16 @@ bool KeyValue::Update(std::string_view key, const KvItem& item, OpenIndex* looku
                       KvResult* result, uint64_t* matched) {
   std::vector<WireValue> values;
   if (!RowValues(item, &values, result)) return false;
+  return Change(key, {}, std::move(values), lookup, result, matched);
+}
+
+bool KeyValue::Change(std::string_view key, std::vector<uint32_t> columns,
+                      std::vector<WireValue> values, OpenIndex* lookup, KvResult* result,
+                      uint64_t* matched) {
   FindKey(key);
   request_.modify = ModifyOp::kUpdate;
   request_.modify_values = std::move(values);
+  request_.modify_columns = std::move(columns);
   const WireStatus check = CheckRequest(&request_, lookup);
   if (!check.ok()) return !Failed(RowResult{check}, result);
   answer_.clear();
@@ -246,6 +257,20 @@ void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex*
                    OpenIndex* insert, KvResult* result, uint64_t flushed_below) {
   container_ = &container;
   flushed_below_ = flushed_below;
+  key_column_ = WholeColumn(lookup->key()->key_part[0]);
+  if (!IsRetrieval(mc.command)) {
+    // A key the key column cannot hold as it is names no item: a write of it would
+    // change the row of another key (of "01" the row 1, of a key longer than a
+    // CHAR(10) the row of its first ten characters).
+    for (std::string_view key : mc.keys) {
+      if (!HoldsExactly(key_column_, KvRowKey(key), &scratch_)) {
+        result->outcome = McOutcome::kError;
+        result->status = McStatus::kInvalidArguments;
+        result->error = "CLIENT_ERROR key is not a value of the key column";
+        return;
+      }
+    }
+  }
   switch (mc.command) {
     case McCommand::kGet:
     case McCommand::kGets:
@@ -273,9 +298,23 @@ void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex*
   }
 }
 
+bool KeyValue::IsRetrieval(McCommand command) {
+  switch (command) {
+    case McCommand::kGet:
+    case McCommand::kGets:
+    case McCommand::kGat:
+    case McCommand::kGats:
+    case McCommand::kMetaGet:
+    case McCommand::kMetaDebug:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // get, gets, gat, gats, mg: the hits, in key order; gat and gats (and mg with T)
 // give every hit its new expiry time. The keys are looked up in one find, as an IN
-// list of the key column.
+// list of the key column; a key the column cannot hold as it is is a miss.
 void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
   const bool touch = mc.command == McCommand::kGat || mc.command == McCommand::kGats ||
                      (mc.command == McCommand::kMetaGet && mc.meta.Has('T'));
@@ -285,16 +324,24 @@ void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result
   request_.op = FindOp::kEq;
   request_.key.push_back(WireValue::Of(""));
   request_.has_in = true;
-  for (std::string_view key : mc.keys) request_.in_values.push_back(WireValue::Of(KvRowKey(key)));
-  request_.limit = static_cast<uint32_t>(mc.keys.size());
+  in_keys_.clear();
+  for (size_t k = 0; k < mc.keys.size(); ++k) {
+    const std::string_view row_key = KvRowKey(mc.keys[k]);
+    if (!HoldsExactly(key_column_, row_key, &scratch_)) continue;
+    request_.in_values.push_back(WireValue::Of(row_key));
+    in_keys_.push_back(k);
+  }
+  result->outcome = McOutcome::kMiss;
+  if (in_keys_.empty()) return;
+  request_.limit = static_cast<uint32_t>(in_keys_.size());
   // A key named many times is answered as often (as memcached does), within the
   // answer's budget: the items are held until the answer is written.
   const uint64_t max_answer = rows_->tunables()->max_answer_size.load(std::memory_order_relaxed);
   uint64_t answer_size = 0;
   bool too_large = false;
-  const RowResult row = rows_->Read(request_, lookup, [&](size_t k) {
+  const RowResult row = rows_->Read(request_, lookup, [&](size_t in) {
     KvItem item;
-    ItemOfRow(mc.keys[k], lookup, &item);
+    ItemOfRow(mc.keys[in_keys_[in]], lookup, &item);
     if (Dead(item, now)) return WireStatus::OK();
     answer_size += item.key.size() + item.value.size() + kKvItemFraming;
     if (max_answer != 0 && answer_size > max_answer) {
@@ -319,8 +366,7 @@ void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result
   if (touch) {
     for (KvItem& item : result->items) {
       item.expires = KvExpiry(mc.exptime, now);
-      if (container_->cas_column.empty()) item.cas = DerivedCas(item);
-      if (!Update(item.key, item, lookup, result)) return;
+      if (!ChangeExpiry(item, lookup, result)) return;
     }
   }
   result->outcome = result->items.empty() ? McOutcome::kMiss : McOutcome::kSuccess;
@@ -331,8 +377,12 @@ void KeyValue::Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert,
                      KvResult* result) {
   if (mc.store == McStoreMode::kSet) return Set(mc, lookup, insert, result);
   const std::string_view key = mc.keys[0];
+  // append and prepend change one value column: they read its text too.
+  const int extended = mc.store == McStoreMode::kAppend
+                           ? static_cast<int>(container_->value_columns.size()) - 1
+                           : (mc.store == McStoreMode::kPrepend ? 0 : -1);
   KvItem stored;
-  const Found found = Read(key, lookup, &stored, result);
+  const Found found = Read(key, lookup, &stored, result, extended);
   if (result->outcome == McOutcome::kError) return;
   const bool live = found == Found::kPresent;
   KvItem item;
@@ -359,12 +409,7 @@ void KeyValue::Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert,
         result->outcome = McOutcome::kNotStored;
         return;
       }
-      // memcached keeps the item's flags and expiry time.
-      item.flags = stored.flags;
-      item.expires = stored.expires;
-      item.value = mc.store == McStoreMode::kAppend ? stored.value + std::string(mc.value)
-                                                    : std::string(mc.value) + stored.value;
-      break;
+      return Extend(mc, std::move(stored), static_cast<uint32_t>(extended), lookup, result);
     case McStoreMode::kCas:
       if (!live) {
         result->outcome = McOutcome::kMiss;
@@ -457,8 +502,10 @@ void KeyValue::Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* ins
     }
     return;
   }
+  // The number is the item's value: a container of several value columns joins
+  // them with its separator, which is no number.
   const McDeltaResult delta = McApplyDelta(item.value, mc.decrement, mc.delta);
-  if (!delta.numeric) {
+  if (!delta.numeric || container_->value_columns.size() != 1) {
     result->outcome = McOutcome::kError;
     result->status = McStatus::kNonNumeric;
     result->error = std::string(kMcNonNumericError);
@@ -466,12 +513,13 @@ void KeyValue::Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* ins
   }
   item.value.assign(delta.text());
   item.cas = NewCas(item);
-  if (!Update(key, item, lookup, result)) return;
+  if (!ChangeColumn(item, 0, item.value, lookup, result)) return;
   result->outcome = McOutcome::kSuccess;
   result->number = delta.value;
   result->items.push_back(std::move(item));
 }
 
+// touch changes the expiry time only, and keeps the CAS, as memcached's does.
 void KeyValue::Touch(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
   const std::string_view key = mc.keys[0];
   KvItem item;
@@ -480,8 +528,54 @@ void KeyValue::Touch(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
     return;
   }
   item.expires = KvExpiry(mc.exptime, Now());
-  if (container_->cas_column.empty()) item.cas = DerivedCas(item);
-  if (Update(key, item, lookup, result)) result->outcome = McOutcome::kSuccess;
+  if (ChangeExpiry(item, lookup, result)) result->outcome = McOutcome::kSuccess;
+}
+
+// append (prepend): the data goes at the end of the last value column (the start of
+// the first), whose NULL reads as empty, as in the item's value; the other value
+// columns, the flags and the expiry time stay as they are. The item's value is the
+// old one with the data at its end (start), as memcached's.
+void KeyValue::Extend(const McRequest& mc, KvItem item, uint32_t column, OpenIndex* lookup,
+                      KvResult* result) {
+  const bool append = mc.store == McStoreMode::kAppend;
+  const std::string text = append ? column_text_ + std::string(mc.value)
+                                  : std::string(mc.value) + column_text_;
+  item.value = append ? item.value + std::string(mc.value) : std::string(mc.value) + item.value;
+  item.cas = NewCas(item);
+  if (!ChangeColumn(item, column, text, lookup, result)) return;
+  result->outcome = McOutcome::kSuccess;
+  result->items.push_back(std::move(item));
+}
+
+// The positions of the CAS, flags and expiry columns in the lookup index (after the
+// value columns; each only where the container has it).
+uint32_t KeyValue::CasAt() const { return static_cast<uint32_t>(container_->value_columns.size()); }
+uint32_t KeyValue::ExpiresAt() const {
+  return CasAt() + !container_->cas_column.empty() + !container_->flags_column.empty();
+}
+
+// Writes `text` into value column `column` of the row of `item`, and the item's CAS
+// where the container keeps one: nothing else of the row changes.
+bool KeyValue::ChangeColumn(const KvItem& item, uint32_t column, std::string_view text,
+                            OpenIndex* lookup, KvResult* result) {
+  std::vector<uint32_t> columns{column};
+  std::vector<WireValue> values{WireValue::Of(text)};
+  numbers_.clear();
+  if (!container_->cas_column.empty()) {
+    AppendNumber(&numbers_, item.cas);
+    columns.push_back(CasAt());
+    values.push_back(WireValue::Of(numbers_));
+  }
+  return Change(item.key, std::move(columns), std::move(values), lookup, result);
+}
+
+// Writes the item's expiry time into the row of `item`, where the container keeps
+// one (without, items never expire): nothing else of the row changes.
+bool KeyValue::ChangeExpiry(const KvItem& item, OpenIndex* lookup, KvResult* result) {
+  if (container_->expires_column.empty()) return true;
+  numbers_.clear();
+  AppendNumber(&numbers_, static_cast<uint64_t>(item.expires));
+  return Change(item.key, {ExpiresAt()}, {WireValue::Of(numbers_)}, lookup, result);
 }
 
 // delete, md: an expired item is deleted too, and answered as a miss.

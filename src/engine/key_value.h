@@ -19,15 +19,18 @@
 // the key, which locks the row, then an update, insert or delete — on two
 // open indexes of the container (`lookup`: the value columns, then CAS, flags and
 // expiry where the container has them; `insert`: the key column and the same),
-// inside the running batch's transaction. A container without a CAS column gives
-// each item a CAS derived from its value, flags and expiry time, which every change
-// (SQL's included) moves. So a memcached write obeys every rule
-// a HandlerSocket write does (sql_mode, binlog, durability before the answer), and a
-// read-modify-write (cas, append, incr) is atomic: the row stays locked until the
-// batch commits. An expired item is a miss; the write that meets it replaces or
-// deletes it. Every write gives the item a new CAS, unique across the server's life
-// (a counter that starts at the time the plugin loaded, in microseconds); a change
-// made by SQL keeps the CAS unless SQL sets it.
+// inside the running batch's transaction. A key is one only if the key column holds
+// it exactly (HoldsExactly): another is a miss, and a write of it is refused. A
+// command writes only the columns it is about (append the last value column, prepend
+// the first, incr the one, touch the expiry), the others keep their values. A
+// container without a CAS column gives each item a CAS derived from its value and
+// flags, which every change of them (SQL's included) moves. So a memcached write
+// obeys every rule a HandlerSocket write does (sql_mode, binlog, durability before
+// the answer), and a read-modify-write (cas, append, incr) is atomic: the row stays
+// locked until the batch commits. An expired item is a miss; the write that meets it
+// replaces or deletes it. Every write but a touch gives the item a new CAS, unique
+// across the server's life (a counter that starts at the time the plugin loaded, in
+// microseconds); a change made by SQL keeps the CAS unless SQL sets it.
 //
 // One per executor, used on its worker's thread, with the batch's tables locked.
 #pragma once
@@ -143,11 +146,24 @@ class KeyValue {
   void FindRow(std::string_view row_key);
   static uint64_t DerivedCas(const KvItem& item);
   uint64_t NewCas(const KvItem& item);
-  Found Read(std::string_view key, OpenIndex* lookup, KvItem* item, KvResult* result);
+  // Reads the item of `key`; with `text_of` >= 0 also the text of that value column
+  // (into column_text_; NULL as empty).
+  Found Read(std::string_view key, OpenIndex* lookup, KvItem* item, KvResult* result,
+             int text_of = -1);
   void ItemOfRow(std::string_view key, OpenIndex* lookup, KvItem* item);
   // Writes value, cas, flags and expiry of the row of `key` (which exists).
   bool Update(std::string_view key, const KvItem& item, OpenIndex* lookup, KvResult* result,
               uint64_t* matched = nullptr);
+  // Writes `values` into the lookup index's columns at `columns` (empty: the first
+  // ones) of the row of `key`, leaving its other columns as they are.
+  bool Change(std::string_view key, std::vector<uint32_t> columns, std::vector<WireValue> values,
+              OpenIndex* lookup, KvResult* result, uint64_t* matched = nullptr);
+  bool ChangeColumn(const KvItem& item, uint32_t column, std::string_view text,
+                    OpenIndex* lookup, KvResult* result);
+  bool ChangeExpiry(const KvItem& item, OpenIndex* lookup, KvResult* result);
+  uint32_t CasAt() const;
+  uint32_t ExpiresAt() const;
+  static bool IsRetrieval(McCommand command);
   bool Insert(std::string_view key, const KvItem& item, OpenIndex* insert, KvResult* result,
               bool* duplicate);
   bool Delete(std::string_view key, OpenIndex* lookup, KvResult* result);
@@ -158,16 +174,21 @@ class KeyValue {
   void Set(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
   void Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
   void Touch(const McRequest& mc, OpenIndex* lookup, KvResult* result);
+  void Extend(const McRequest& mc, KvItem item, uint32_t column, OpenIndex* lookup,
+              KvResult* result);
   void Remove(const McRequest& mc, OpenIndex* lookup, KvResult* result);
 
   RowRequests* rows_;
   const KvContainer* container_ = nullptr;  // the running command's
   uint64_t flushed_below_ = 0;              // and its flush (see Run)
+  Field* key_column_ = nullptr;             // its key column
   Request request_;      // the HandlerSocket request a step amounts to
   std::string answer_;   // its answer (writes)
   String scratch_;       // text of the column being read
   std::vector<std::string> expired_;  // keys a sweep step found expired
   std::string numbers_;  // text of the numbers a write stores
+  std::string column_text_;       // a value column's text, as Read found it
+  std::vector<size_t> in_keys_;   // a retrieval: the key of each IN value
 };
 
 // What one item adds to a retrieval's answer besides its key and value, at most:

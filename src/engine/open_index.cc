@@ -174,27 +174,42 @@ void AddDependentGeneratedColumns(TABLE* table, MY_BITMAP* written) {
 
 // For n = 0..columns: the keys whose value changes when the first n columns are
 // written, by the server's own test (is_key_used: a key part, or the primary key a
-// secondary index carries), counting generated columns computed from them.
+// secondary index carries), counting generated columns computed from them; and
+// the same for each column written alone.
 void OpenIndex::FindChangedKeys() {
   TABLE* table = entry_->table;
   FieldBitmap written(table);
+  FieldBitmap alone(table);
   changed_keys_.assign(columns_.size() + 1, key_map());
+  column_keys_.assign(columns_.size(), key_map());
   changed_keys_[0].clear_all();
   for (size_t n = 1; n <= columns_.size(); ++n) {
     bitmap_set_bit(&written.map, columns_[n - 1]->field_index);
     AddDependentGeneratedColumns(table, &written.map);
+    bitmap_clear_all(&alone.map);
+    bitmap_set_bit(&alone.map, columns_[n - 1]->field_index);
+    AddDependentGeneratedColumns(table, &alone.map);
     key_map& keys = changed_keys_[n];
+    key_map& own = column_keys_[n - 1];
     keys.clear_all();
-    for (uint k = 0; k < table->s->keys; ++k)
+    own.clear_all();
+    for (uint k = 0; k < table->s->keys; ++k) {
       if (is_key_used(table, k, &written.map)) keys.set_bit(k);
+      if (is_key_used(table, k, &alone.map)) own.set_bit(k);
+    }
   }
 }
 
-const key_map& OpenIndex::KeysChangedBy(const Request& r) const {
+key_map OpenIndex::KeysChangedBy(const Request& r) const {
   const bool changes_values = r.modify == ModifyOp::kUpdate ||
                               r.modify == ModifyOp::kIncrement ||
                               r.modify == ModifyOp::kDecrement;
-  return changed_keys_[changes_values ? r.modify_values.size() : 0];
+  if (!changes_values || r.modify_columns.empty())
+    return changed_keys_[changes_values ? r.modify_values.size() : 0];
+  key_map keys;
+  keys.clear_all();
+  for (uint32_t column : r.modify_columns) keys.merge(column_keys_[column]);
+  return keys;
 }
 
 bool ChangesScannedKey(const Request& r, OpenIndex* oi) {
@@ -203,7 +218,7 @@ bool ChangesScannedKey(const Request& r, OpenIndex* oi) {
 
 bool ChangesUniqueKey(const Request& r, OpenIndex* oi) {
   const TABLE* table = oi->table();
-  const key_map& changed = oi->KeysChangedBy(r);
+  const key_map changed = oi->KeysChangedBy(r);
   for (uint k = 0; k < table->s->keys; ++k)
     if (changed.is_set(k) && (table->key_info[k].flags & HA_NOSAME)) return true;
   return false;

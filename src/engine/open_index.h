@@ -52,9 +52,9 @@ class OpenIndex {
   MY_BITMAP* read_set() { return &read_set_; }
 
   // The keys whose values change when `r` (a find-and-modify or an insert) writes
-  // its values to the first columns; none for D and plain finds. `r` must have
-  // passed CheckRequest.
-  const key_map& KeysChangedBy(const Request& r) const;
+  // its values to its columns (the first ones, or its modify_columns); none for D
+  // and plain finds. `r` must have passed CheckRequest.
+  key_map KeysChangedBy(const Request& r) const;
 
   // The table's scratch buffers (see TableEntry).
   uchar* key_buffer() { return entry_->key_buffer.data(); }
@@ -76,9 +76,15 @@ class OpenIndex {
   std::vector<Field*> columns_;
   std::vector<Field*> filter_columns_;
   std::vector<key_map> changed_keys_;  // by number of columns written
+  std::vector<key_map> column_keys_;   // by column: the keys writing it alone changes
   MY_BITMAP read_set_{};
   std::vector<my_bitmap_map> read_set_words_;
 };
+
+// The column that modify value `i` of `r` writes (see Request::modify_columns).
+inline Field* ModifiedColumn(const Request& r, const std::vector<Field*>& columns, size_t i) {
+  return columns[r.modify_columns.empty() ? i : r.modify_columns[i]];
+}
 
 // Whether find-and-modify `r` on `oi` changes (U, +, -) the value of the scanned
 // index (which moves the row within the scan); of any unique key.

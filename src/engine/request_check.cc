@@ -17,6 +17,14 @@ WireStatus WritesComputed(const std::vector<Field*>& columns, size_t count) {
   return WireStatus::OK();
 }
 
+// The same for the columns a find-and-modify's values write.
+WireStatus ModifiesComputed(const Request& r, const std::vector<Field*>& columns) {
+  for (size_t i = 0; i < r.modify_values.size(); ++i)
+    if (Computed(ModifiedColumn(r, columns, i)))
+      return WireStatus::StorageCode(ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN);
+  return WireStatus::OK();
+}
+
 // What the index can do, as the storage engine says (HASH indexes find whole keys
 // only, and keep no order to scan a range in).
 WireStatus CheckIndexCanDo(const Request& r, OpenIndex* oi) {
@@ -61,13 +69,13 @@ WireStatus CheckFind(const Request& r, OpenIndex* oi) {
   }
   if (r.modify == ModifyOp::kIncrement || r.modify == ModifyOp::kDecrement) {
     for (size_t i = 0; i < r.modify_values.size(); ++i)
-      if (!Countable(columns[i])) return ErrorStatus(WireError::kModOp);
+      if (!Countable(ModifiedColumn(r, columns, i))) return ErrorStatus(WireError::kModOp);
   }
   WireStatus s = CheckIndexCanDo(r, oi);
   if (!s.ok()) return s;
   if (r.modify == ModifyOp::kUpdate || r.modify == ModifyOp::kIncrement ||
       r.modify == ModifyOp::kDecrement)
-    return WritesComputed(columns, r.modify_values.size());
+    return ModifiesComputed(r, columns);
   return WireStatus::OK();
 }
 
@@ -78,7 +86,15 @@ WireStatus CheckRequest(Request* r, OpenIndex* oi) {
   const size_t ncolumns = oi->columns().size();
   switch (r->type) {
     case RequestType::kFind:
-      if (r->modify_values.size() > ncolumns) r->modify_values.resize(ncolumns);
+      if (!r->modify_columns.empty()) {
+        // The engine's own requests name the columns they write.
+        if (r->modify_columns.size() != r->modify_values.size())
+          return ErrorStatus(WireError::kModOp);
+        for (uint32_t column : r->modify_columns)
+          if (column >= ncolumns) return ErrorStatus(WireError::kModOp);
+      } else if (r->modify_values.size() > ncolumns) {
+        r->modify_values.resize(ncolumns);
+      }
       return CheckFind(*r, oi);
     case RequestType::kInsert:
       if (r->insert_values.size() > ncolumns) r->insert_values.resize(ncolumns);

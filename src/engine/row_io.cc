@@ -91,6 +91,27 @@ bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset) {
   return true;
 }
 
+bool HoldsExactly(Field* field, std::string_view value, String* scratch) {
+  THD* thd = field->table->in_use;
+  const enum_check_fields saved = thd->count_cuted_fields;
+  thd->count_cuted_fields = CHECK_FIELD_IGNORE;
+  field->set_notnull();
+  field->store(value.data(), value.size(), field->charset());
+  thd->count_cuted_fields = saved;
+  const String* s = field->val_str(scratch, scratch);
+  const std::string_view held(s->ptr(), s->length());
+  if (held == value) return true;
+  // Under a PAD SPACE collation trailing spaces do not count in SQL's comparisons: a
+  // text value that lost only trailing spaces (CHAR keeps none, VARCHAR(n) those
+  // within n) is still the value SQL's WHERE matches.
+  const CHARSET_INFO* cs = field->charset();
+  if (field->result_type() != STRING_RESULT || cs == &my_charset_bin ||
+      (cs->state & MY_CS_NOPAD) || cs->mbminlen != 1 || value.size() < held.size())
+    return false;
+  return value.compare(0, held.size(), held) == 0 &&
+         value.find_first_not_of(' ', held.size()) == std::string_view::npos;
+}
+
 int CompareFieldToStored(Field* field, my_ptrdiff_t offset) {
   bool a_null = field->is_null();
   bool b_null = field->is_null(offset);

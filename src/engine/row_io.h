@@ -31,6 +31,15 @@ T FieldNumber(Field* field, String* scratch);
 // false if the value is NULL and the column is NOT NULL.
 bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset = 0);
 
+// Whether `value` is exactly a value of `field`'s column: stored into it (in
+// record[0], as text of the column's character set) it reads back as the same
+// bytes, the column's own text of that value. A value the column would truncate,
+// round, convert or repair is none ("01", "1.4", "x" or "-1" for an INT UNSIGNED;
+// 11 characters for a VARCHAR(10); bytes invalid in the column's character set),
+// except trailing spaces that a PAD SPACE collation ignores, as SQL's WHERE does.
+// Leaves the value in the field; raises no warning.
+bool HoldsExactly(Field* field, std::string_view value, String* scratch);
+
 // Bytes of the key image of the first `nparts` parts of `key`.
 uint KeyLength(const KEY* key, size_t nparts);
 

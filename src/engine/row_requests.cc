@@ -329,7 +329,7 @@ int RowRequests::ModifyRow(const Request& r, OpenIndex* oi, bool* changed) {
     WriteScope scope(thd);
     Arithmetic outcome = Arithmetic::kDone;
     for (size_t i = 0; i < r.modify_values.size() && rc == 0; ++i) {
-      Field* f = oi->columns()[i];
+      Field* f = ModifiedColumn(r, oi->columns(), i);
       if (r.modify == ModifyOp::kUpdate) {
         rc = StoreWrittenValue(thd, f, r.modify_values[i]);
       } else {

@@ -384,6 +384,7 @@ void Request::Clear() {
   modify = ModifyOp::kNone;
   return_rows = false;
   modify_values.clear();
+  modify_columns.clear();
   insert_values.clear();
   memcached = nullptr;
   memcached_writes = false;

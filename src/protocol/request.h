@@ -91,6 +91,11 @@ struct Request {
   ModifyOp modify = ModifyOp::kNone;
   bool return_rows = false;  // the `?` forms: answer the rows as they were before
   std::vector<WireValue> modify_values;
+  // U, +, -: the positions in the open index's columns that modify_values write, in
+  // order; empty: the first modify_values.size() columns. Never parsed from the
+  // wire: the engine's own requests (memcached's) change only the columns a command
+  // is about, and leave the others as they are.
+  std::vector<uint32_t> modify_columns;
 
   // Insert: values for the open index's first insert_values.size() columns.
   std::vector<WireValue> insert_values;
