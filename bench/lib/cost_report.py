@@ -89,7 +89,8 @@ def idle_table(idle):
     lines = ["## The idle servers (subtracted)", "",
              "What each server did per second with no load, measured once after loading "
              "and subtracted from each run for the run's length (background threads: "
-             "InnoDB's timers, purge, the plugins' housekeeping).", "",
+             "InnoDB's timers, the memcached listener's expiry sweep of rowsocket.kv, "
+             "which examines rowsocket_memcached_sweep_rate rows a second).", "",
              "| part | build | server | system calls/s | context switches/s | wake-ups/s | "
              "CPU ms/s | instructions/s |", "|---|---|---|---:|---:|---:|---:|---:|"]
     for part, by_variant in idle.items():
@@ -132,11 +133,13 @@ def write(out_dir, stem, saved, cases, target_titles):
         f"commit {info['git']}; {builds}.",
         f"- Made by `{info['command']}` in {info['minutes']:.0f} minutes; 1-minute load "
         f"{info['load_before']:.2f} before, {info['load_after']:.2f} after.",
-        "- **Counts are comparable between runs; rates and CPU µs are not.** The machine "
-        "is shared with other builds and tests, so req/s and server CPU µs move with "
-        "them (a busy server also batches more per wake-up); system calls, context "
-        "switches, wake-ups and instructions per request move little with load. "
-        "`of them preempted` (involuntary switches) does grow with load.",
+        "- **System calls and instructions per request are comparable between runs; "
+        "rates and CPU µs are not.** The machine is shared with other builds and tests, "
+        "so req/s and server CPU µs move with them (10–40% between two runs of one "
+        "build); system calls and instructions per request move little (1–3%). Context "
+        "switches and wake-ups move with load too: a client that is asleep when its "
+        "answer comes is woken and often preempts the worker that woke it (`of them "
+        "preempted`), so compare them within one run only.",
         f"- System calls, context switches, wake-ups, CPU µs: `perf stat -p` of the "
         f"server at full speed, {info['rows']:,} rows, {info['warmup']:g} s warm-up + "
         f"{info['duration']:g} s per run, divided by every request the load generator had "
