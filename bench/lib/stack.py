@@ -22,9 +22,14 @@ memcached's protocol, HandlerSocket and SQL alike).
 
 rowsocket gets a throwaway self-signed certificate (made with `openssl`), so that the
 TLS cases (rowsocket-bench --ssl) run on the same ports as the plain ones.
+
+With `wrapper` (a command prefix such as valgrind's), mariadbd and memcached run
+under it, with the same process ids (bench/cost counts their instructions so).
 """
 
 import os
+import resource
+import shlex
 import shutil
 import signal
 import socket
@@ -36,6 +41,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 
+import harness  # noqa: E402
 from harness import MariaDB, free_ports, original_plugin, rowsocket_plugin  # noqa: E402
 
 ROWS_PER_NAME = 4
@@ -117,12 +123,55 @@ def process_cpu(pid):
         return 0.0
 
 
-class Memcached:
-    """A private memcached on a free port of 127.0.0.1."""
+class WrappedMariaDB(MariaDB):
+    """mariadbd started through a wrapper command (e.g. valgrind). The harness names
+    the binary by its module's MARIADBD, so for each spawn a script that execs the
+    wrapper with mariadbd and its arguments takes that place: the process id stays
+    the server's. Start-up waits `start_timeout` seconds (a wrapper is slow)."""
 
-    def __init__(self, memory_mb=1024, threads=4):
+    def __init__(self, wrapper, plugins=(), extra_args=(), start_timeout=300.0):
+        super().__init__(plugins, extra_args)
+        self.wrapper = list(wrapper)
+        self.start_timeout = start_timeout
+        self.script = None
+
+    def _spawn(self, same_ports=False):
+        if self.script is None:
+            fd, self.script = tempfile.mkstemp(prefix="rs-wrapped-mariadbd-", suffix=".sh")
+            with os.fdopen(fd, "w") as f:
+                f.write(f"#!/bin/sh\nexec {shlex.join(self.wrapper + [harness.MARIADBD])} \"$@\"\n")
+            os.chmod(self.script, 0o755)
+        saved = harness.MARIADBD
+        harness.MARIADBD = self.script
+        try:
+            super()._spawn(same_ports)
+        finally:
+            harness.MARIADBD = saved
+
+    def _wait_ready(self):
+        saved = harness.START_TIMEOUT, harness.LISTEN_TIMEOUT
+        harness.START_TIMEOUT = harness.LISTEN_TIMEOUT = self.start_timeout
+        try:
+            super()._wait_ready()
+        finally:
+            harness.START_TIMEOUT, harness.LISTEN_TIMEOUT = saved
+
+    def stop(self, check=True, keep_files=False):
+        try:
+            super().stop(check, keep_files)
+        finally:
+            if self.script and not keep_files:
+                os.unlink(self.script)
+                self.script = None
+
+
+class Memcached:
+    """A private memcached on a free port of 127.0.0.1 (through `wrapper`, if given)."""
+
+    def __init__(self, memory_mb=1024, threads=4, wrapper=()):
         self.memory_mb = memory_mb
         self.threads = threads
+        self.wrapper = list(wrapper)
         self.proc = None
         self.port = None
 
@@ -132,12 +181,15 @@ class Memcached:
 
     def start(self):
         self.port = free_ports(1)[0]
-        cmd = [MEMCACHED, "-l", "127.0.0.1", "-p", str(self.port), "-U", "0",
-               "-m", str(self.memory_mb), "-c", "8192", "-t", str(self.threads)]
+        # memcached sets both descriptor limits to its connection limit; valgrind only
+        # lets a program keep the hard limit it gives it (12 below its own).
+        conns = resource.getrlimit(resource.RLIMIT_NOFILE)[1] - 12 if self.wrapper else 8192
+        cmd = self.wrapper + [MEMCACHED, "-l", "127.0.0.1", "-p", str(self.port), "-U", "0",
+                              "-m", str(self.memory_mb), "-c", str(conns), "-t", str(self.threads)]
         if os.geteuid() == 0:
             cmd += ["-u", "root"]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + (120 if self.wrapper else 10)
         while True:
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
@@ -193,7 +245,7 @@ class Stack:
     """mariadbd with rowsocket and the original plugin, plus memcached."""
 
     def __init__(self, plugin_path, buffer_pool_mb, memcached_mb=1024, server_options=(),
-                 with_memcached=True, kv=False):
+                 with_memcached=True, kv=False, wrapper=()):
         os.environ["ROWSOCKET_PLUGIN"] = plugin_path
         self.tls_dir = self_signed_certificate()
         options = ({"ssl_cert": os.path.join(self.tls_dir, "cert.pem"),
@@ -205,12 +257,12 @@ class Stack:
             options["memcached_port"] = self.memcached_port
         self.rowsocket = rowsocket_plugin(options)
         self.original = original_plugin()
-        self.mariadb = MariaDB(
-            [self.rowsocket, self.original],
-            extra_args=[f"--innodb-buffer-pool-size={buffer_pool_mb}M",
-                        "--max-connections=2000",
-                        "--innodb-log-file-size=512M", *server_options])
-        self.memcached = Memcached(memcached_mb) if with_memcached else None
+        extra = [f"--innodb-buffer-pool-size={buffer_pool_mb}M", "--max-connections=2000",
+                 "--innodb-log-file-size=512M", *server_options]
+        plugins = [self.rowsocket, self.original]
+        self.mariadb = (WrappedMariaDB(wrapper, plugins, extra) if wrapper
+                        else MariaDB(plugins, extra_args=extra))
+        self.memcached = Memcached(memcached_mb, wrapper=wrapper) if with_memcached else None
 
     def start(self):
         self.mariadb.start()
