@@ -4,6 +4,8 @@
 
 #include <cstring>
 #include <ctime>
+#include <mutex>
+#include <unordered_map>
 
 #include "engine/row_lookup.h"
 #include "protocol/wire_errors.h"
@@ -47,8 +49,11 @@ bool FromHex(std::string_view hex, unsigned char* out, size_t n) {
   return true;
 }
 
+}  // namespace
+
 // What mysql.global_priv holds for one account (its Priv column, a JSON object).
 struct StoredAccount {
+  std::string priv;                // the whole Priv object, as stored
   std::string plugin;
   std::string auth_string;
   std::string default_role;
@@ -57,6 +62,8 @@ struct StoredAccount {
   long long ssl_type = 0;          // 0: no REQUIRE SSL/X509/...
   USER_RESOURCES limits{};
 };
+
+namespace {
 
 class PrivJson {
  public:
@@ -103,7 +110,8 @@ bool ReadStoredAccount(THD* thd, const char* host, const char* user, StoredAccou
   std::vector<std::optional<std::string>> row;  // Host, User, Priv
   if (!LookUpRow(thd, "mysql", "global_priv", {host, user}, &row) || row.size() < 3 || !row[2])
     return false;
-  const PrivJson priv(*row[2]);
+  out->priv = *row[2];
+  const PrivJson priv(out->priv);
   out->plugin = priv.Str("plugin");
   out->auth_string = priv.Str("authentication_string");
   out->default_role = priv.Str("default_role");
@@ -144,6 +152,63 @@ bool IsLoopback(const std::string& ip) {
   return ip == "::1" || ip.compare(0, 4, "127.") == 0;
 }
 
+// Wrong passwords given through rowsocket, by account (user@host as stored), across
+// every listener and worker: max_password_errors applies to them as SQL's login
+// applies it to its own. Only accounts that exist are counted, so the table is as
+// large as the number of accounts at most. The server's own counter
+// (ACL_USER::password_errors) is private to sql_acl.cc; this one keeps the same
+// rules: counted per account, cleared by a successful login, a block refuses the
+// right password too, and accounts with SUPER or CONNECTION ADMIN on a loopback
+// host are never blocked. ALTER USER (any change of the account's stored Priv)
+// starts the count again, as it does SQL's.
+class PasswordErrors {
+ public:
+  // Whether the account is blocked now.
+  bool Blocked(const std::string& account, const std::string& priv, bool exempt) {
+    if (exempt) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = counts_.find(account);
+    if (it == counts_.end()) return false;
+    if (it->second.priv != priv) {  // ALTER USER since
+      counts_.erase(it);
+      return false;
+    }
+    return it->second.errors >= max_password_errors;
+  }
+  void Failed(const std::string& account, const std::string& priv) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Entry& e = counts_[account];
+    if (e.priv != priv) e = Entry{0, priv};
+    ++e.errors;
+  }
+  void Succeeded(const std::string& account) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    counts_.erase(account);
+  }
+
+ private:
+  struct Entry {
+    uint32_t errors = 0;
+    std::string priv;  // the account's Priv when counting began
+  };
+  std::mutex mutex_;
+  std::unordered_map<std::string, Entry> counts_;
+};
+
+PasswordErrors g_password_errors;
+
+// As the server's ignore_max_password_errors: SUPER or CONNECTION ADMIN accounts on
+// a loopback host are never blocked, so that an administrator can always log in.
+std::string AccountKey(const Security_context& sctx) {
+  return std::string(sctx.priv_user) + '@' + sctx.priv_host;
+}
+
+bool IgnoresPasswordErrors(const Security_context& sctx) {
+  const char* host = sctx.priv_host;
+  return (sctx.master_access & PRIV_IGNORE_MAX_PASSWORD_ERRORS) != NO_ACL &&
+         (!strcasecmp(host, "localhost") || !strcmp(host, "127.0.0.1") || !strcmp(host, "::1"));
+}
+
 }  // namespace
 
 AccountLogin::~AccountLogin() { LogOut(); }
@@ -171,6 +236,35 @@ WireStatus Accounts::Challenge(AccountLogin* login, const Request& r, std::strin
   return WireStatus::OK();
 }
 
+// The rules SQL's login applies to an account that exists, in its order: blocked
+// by max_password_errors (before the password, so that the right one is refused
+// too), the authentication plugin and the password (a wrong one counts towards
+// max_password_errors, a right one clears the count), REQUIRE SSL and the like,
+// ACCOUNT LOCK, PASSWORD EXPIRE, then MAX_USER_CONNECTIONS and its kin. OK: the
+// connection is logged in.
+WireStatus Accounts::CheckAccount(AccountLogin* login, const StoredAccount& stored,
+                                  const Request& r, const std::string& nonce, bool tls) {
+  const std::string account = AccountKey(login->sctx_);
+  if (g_password_errors.Blocked(account, stored.priv, IgnoresPasswordErrors(login->sctx_)))
+    return ErrorStatus(WireError::kBlocked);
+  if (!stored.plugin.empty() && stored.plugin != kNativePassword)
+    return ErrorStatus(WireError::kAuthPlugin);
+  if (!PasswordMatches(stored.auth_string, r, nonce)) {
+    g_password_errors.Failed(account, stored.priv);
+    return ErrorStatus(WireError::kUnauth);
+  }
+  g_password_errors.Succeeded(account);
+  if (stored.ssl_type != 0 && !tls) return ErrorStatus(WireError::kTlsRequired);
+  // REQUIRE X509, SUBJECT, ISSUER or CIPHER: client certificates are not checked.
+  if (stored.ssl_type > 1) return ErrorStatus(WireError::kAuthPlugin);
+  if (stored.locked) return ErrorStatus(WireError::kLocked);
+  if (stored.expired) return ErrorStatus(WireError::kExpired);
+  login->role_ = stored.default_role;
+  if (!login->role_.empty()) BuildContext(login);
+  if (!CountConnection(login, stored.limits)) return ErrorStatus(WireError::kMaxConn);
+  return WireStatus::OK();
+}
+
 WireStatus Accounts::LogIn(AccountLogin* login, const Request& r, const std::string& ip, bool tls) {
   const bool plain = r.auth_type == "4";
   // A nonce answers one A 3, whatever its outcome: a response cannot be tried twice.
@@ -190,29 +284,13 @@ WireStatus Accounts::LogIn(AccountLogin* login, const Request& r, const std::str
   login->ip_ = ip;
   login->host_ = IsLoopback(ip) && !opt_skip_name_resolve ? std::string(my_localhost) : ip;
   StoredAccount stored;
-  WireStatus refusal = ErrorStatus(WireError::kUnauth);
   if (!BuildContext(login) || !ReadStoredAccount(thd_, login->sctx_.priv_host,
                                                   login->sctx_.priv_user, &stored)) {
-    // no such account: refused as a wrong password is
-  } else if (!stored.plugin.empty() && stored.plugin != kNativePassword) {
-    refusal = ErrorStatus(WireError::kAuthPlugin);
-  } else if (!PasswordMatches(stored.auth_string, r, nonce)) {
-    // wrong password
-  } else if (stored.ssl_type != 0 && !tls) {
-    refusal = ErrorStatus(WireError::kTlsRequired);
-  } else if (stored.ssl_type > 1) {
-    // REQUIRE X509, SUBJECT, ISSUER or CIPHER: client certificates are not checked.
-    refusal = ErrorStatus(WireError::kAuthPlugin);
-  } else if (stored.locked) {
-    refusal = ErrorStatus(WireError::kLocked);
-  } else if (stored.expired) {
-    refusal = ErrorStatus(WireError::kExpired);
-  } else {
-    login->role_ = stored.default_role;
-    if (!login->role_.empty()) BuildContext(login);
-    if (CountConnection(login, stored.limits)) return WireStatus::OK();
-    refusal = ErrorStatus(WireError::kMaxConn);
+    login->LogOut();
+    return ErrorStatus(WireError::kUnauth);  // no such account: as a wrong password
   }
+  const WireStatus refusal = CheckAccount(login, stored, r, nonce, tls);
+  if (refusal.ok()) return refusal;
   login->LogOut();
   return refusal;
 }

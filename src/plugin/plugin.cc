@@ -49,6 +49,7 @@ my_bool opt_require_secure_transport = false;
 uint opt_threads = 0;
 uint opt_threads_wr = 0;
 uint opt_timeout = 300;
+uint opt_connect_timeout = 10;
 uint opt_backlog = 1024;
 uint opt_sndbuf = 0;
 uint opt_rcvbuf = 0;
@@ -155,6 +156,13 @@ MYSQL_SYSVAR_UINT(timeout, opt_timeout, PLUGIN_VAR_RQCMDARG,
                   "Seconds a client connection may stay idle before it is closed; 0 = never",
                   nullptr, (UpdateTunable<&opt_timeout, &ServerTunables::timeout_seconds>), 300,
                   0, 86400 * 365, 0);
+MYSQL_SYSVAR_UINT(connect_timeout, opt_connect_timeout, PLUGIN_VAR_RQCMDARG,
+                  "Seconds a new client connection has to finish its TLS handshake and, where "
+                  "its listener asks for logins, its login, before it is closed whatever it "
+                  "sends (as SQL's connect_timeout); 0 = no limit",
+                  nullptr,
+                  (UpdateTunable<&opt_connect_timeout, &ServerTunables::connect_timeout_seconds>),
+                  10, 0, 86400 * 365, 0);
 MYSQL_SYSVAR_UINT(backlog, opt_backlog, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Listen backlog of each listener", nullptr, nullptr, 1024, 1, 65535, 0);
 MYSQL_SYSVAR_UINT(sndbuf, opt_sndbuf, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
@@ -290,7 +298,7 @@ MYSQL_SYSVAR_UINT(max_rows_examined, opt_max_rows_examined, PLUGIN_VAR_RQCMDARG,
 
 struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(address), MYSQL_SYSVAR(port), MYSQL_SYSVAR(port_wr), MYSQL_SYSVAR(threads),
-    MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
+    MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(connect_timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
     MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(io), MYSQL_SYSVAR(accept_balance),
     MYSQL_SYSVAR(memcached_port), MYSQL_SYSVAR(memcached_threads), MYSQL_SYSVAR(memcached_flush),
     MYSQL_SYSVAR(memcached_sweep_rate),
@@ -425,6 +433,7 @@ int PluginInit(void*) {
   }
   SetLogVerbosity(static_cast<int>(opt_verbose));
   g_tunables.timeout_seconds.store(opt_timeout);
+  g_tunables.connect_timeout_seconds.store(opt_connect_timeout);
   g_tunables.max_line_length.store(opt_max_line_length);
   g_tunables.max_open_indexes.store(opt_max_open_indexes);
   g_tunables.max_connections.store(ConnectionLimit());
