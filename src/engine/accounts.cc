@@ -2,11 +2,13 @@
 // server's own ACL code (see accounts.h).
 #include "engine/accounts.h"
 
+#include <algorithm>
 #include <cstring>
 #include <ctime>
 #include <mutex>
 #include <unordered_map>
 
+#include "engine/engine.h"
 #include "engine/row_lookup.h"
 #include "protocol/wire_errors.h"
 #include "sql_acl.h"
@@ -152,15 +154,16 @@ bool IsLoopback(const std::string& ip) {
   return ip == "::1" || ip.compare(0, 4, "127.") == 0;
 }
 
-// Wrong passwords given through rowsocket, by account (user@host as stored), across
-// every listener and worker: max_password_errors applies to them as SQL's login
-// applies it to its own. Only accounts that exist are counted, so the table is as
-// large as the number of accounts at most. The server's own counter
-// (ACL_USER::password_errors) is private to sql_acl.cc; this one keeps the same
-// rules: counted per account, cleared by a successful login, a block refuses the
-// right password too, and accounts with SUPER or CONNECTION ADMIN on a loopback
-// host are never blocked. ALTER USER (any change of the account's stored Priv)
-// starts the count again, as it does SQL's.
+// Wrong passwords by account (user@host as stored), given through rowsocket on any
+// listener and worker or through SQL's login (NoteSqlLogin): max_password_errors
+// applies to them as SQL's login applies it to its own. Only accounts that exist are
+// counted, so the table is as large as the number of accounts at most. The server's
+// own counter (ACL_USER::password_errors) is private to sql_acl.cc, where no plugin
+// can reach it; this one keeps its rules: counted per account, cleared by a
+// successful login, a block refuses the right password too, accounts with SUPER or
+// CONNECTION ADMIN on a loopback host are never blocked, and SQL's own block
+// (ER_USER_IS_BLOCKED, seen at a SQL login) holds here too. ALTER USER (any change of
+// the account's stored Priv) starts the count again, as it does SQL's.
 class PasswordErrors {
  public:
   // Whether the account is blocked now.
@@ -169,17 +172,27 @@ class PasswordErrors {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = counts_.find(account);
     if (it == counts_.end()) return false;
-    if (it->second.priv != priv) {  // ALTER USER since
+    if (it->second.priv.empty()) {
+      it->second.priv = priv;  // counted by SQL's login, which does not say it
+    } else if (it->second.priv != priv) {  // ALTER USER since
       counts_.erase(it);
       return false;
     }
     return it->second.errors >= max_password_errors;
   }
+  // `priv` empty: not known (SQL's login).
   void Failed(const std::string& account, const std::string& priv) {
     std::lock_guard<std::mutex> lock(mutex_);
     Entry& e = counts_[account];
-    if (e.priv != priv) e = Entry{0, priv};
+    if (!priv.empty() && !e.priv.empty() && e.priv != priv) e = Entry{0, priv};
+    if (e.priv.empty()) e.priv = priv;
     ++e.errors;
+  }
+  // SQL's login found the account blocked.
+  void Block(const std::string& account) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Entry& e = counts_[account];
+    e.errors = std::max<uint32_t>(e.errors, max_password_errors);
   }
   void Succeeded(const std::string& account) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -393,6 +406,23 @@ void Accounts::Check(AccountLogin* login, TABLE* table, uint key_number,
   thd_->pop_internal_handler();
   thd_->security_ctx = own;
   thd_->clear_error();
+}
+
+void NoteSqlLogin(const char* user, const char* host, const char* ip, int status) {
+  if (user == nullptr || *user == '\0') return;
+  if (status != 0 && status != ER_ACCESS_DENIED_ERROR && status != ER_USER_IS_BLOCKED) return;
+  // The account SQL's login matched (none: nothing to count, as SQL counts nothing).
+  Security_context sctx;
+  if (acl_getroot(&sctx, user, host != nullptr ? host : "", ip != nullptr ? ip : "", nullptr))
+    return;
+  const std::string account = AccountKey(sctx);
+  if (status == 0) {
+    g_password_errors.Succeeded(account);
+  } else if (status == ER_USER_IS_BLOCKED) {
+    g_password_errors.Block(account);
+  } else {
+    g_password_errors.Failed(account, "");
+  }
 }
 
 }  // namespace rowsocket

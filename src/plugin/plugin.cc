@@ -5,6 +5,7 @@
 // Includes only MariaDB's public plugin API; everything that touches the server's
 // internals sits behind engine/engine.h.
 #include <mysql/plugin.h>
+#include <mysql/plugin_audit.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -494,6 +495,19 @@ struct st_mysql_daemon daemon_descriptor = {MYSQL_DAEMON_INTERFACE_VERSION};
 struct st_mysql_information_schema info_schema_descriptor = {
     MYSQL_INFORMATION_SCHEMA_INTERFACE_VERSION};
 
+// SQL's logins, seen for the account policy (max_password_errors counts them with
+// rowsocket's own; engine.h, NoteSqlLogin). Connection events only: nothing per
+// statement.
+void NoteConnection(MYSQL_THD, unsigned int event_class, const void* event) {
+  if (event_class != MYSQL_AUDIT_CONNECTION_CLASS) return;
+  const auto* e = static_cast<const mysql_event_connection*>(event);
+  if (e->event_subclass != MYSQL_AUDIT_CONNECTION_CONNECT) return;
+  NoteSqlLogin(e->user, e->host, e->ip, e->status);
+}
+
+struct st_mysql_audit audit_descriptor = {
+    MYSQL_AUDIT_INTERFACE_VERSION, nullptr, NoteConnection, {MYSQL_AUDIT_CONNECTION_CLASSMASK}};
+
 }  // namespace
 }  // namespace rowsocket
 
@@ -533,6 +547,21 @@ maria_declare_plugin(rowsocket){
     "rowsocket's request latency histogram, per request kind (microseconds, from read to answer)",
     PLUGIN_LICENSE_GPL,
     rowsocket::InitLatencyTable,
+    nullptr,
+    0x0001,
+    nullptr,
+    nullptr,
+    "0.1.0",
+    MariaDB_PLUGIN_MATURITY_GAMMA},
+{
+    MYSQL_AUDIT_PLUGIN,
+    &rowsocket::audit_descriptor,
+    "rowsocket_logins",
+    "rowsocket authors",
+    "Counts SQL's failed logins with rowsocket's towards max_password_errors (connection "
+    "events only)",
+    PLUGIN_LICENSE_GPL,
+    nullptr,
     nullptr,
     0x0001,
     nullptr,

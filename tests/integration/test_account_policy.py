@@ -13,6 +13,7 @@ import ssl
 import socket
 import time
 
+import pymysql
 import pytest
 
 import harness
@@ -58,6 +59,7 @@ def accounts_for(listener):
         f"CREATE USER guessed_{listener}@localhost IDENTIFIED BY 'pw'",
         f"CREATE USER cleared_{listener}@localhost IDENTIFIED BY 'pw'",
         f"CREATE USER target_{listener}@localhost IDENTIFIED BY 'pw'",  # for guessing
+        f"CREATE USER sqlguessed_{listener}@localhost IDENTIFIED BY 'pw'",
     ]
 
 
@@ -336,6 +338,31 @@ def test_failures_on_every_listener_count_towards_one_block(clients):
     assert clients("read").login("guessed_shared", "wrong") == "unauth"
     assert clients("memcached").login("guessed_shared", "wrong") == "refused"
     assert clients("write").login("guessed_shared", "pw") == "blocked"
+
+
+def sql_login(server, user, password):
+    """SQL's own login of `user` (over the unix socket): 0, or the error it answers."""
+    try:
+        pymysql.connect(unix_socket=server.socket_path, user=user, password=password).close()
+        return 0
+    except pymysql.err.OperationalError as e:
+        return e.args[0]
+
+
+def test_sql_failures_and_sql_blocks_count_here(listener, connect, server, sql):
+    user = f"sqlguessed_{listener}"
+    assert sql_login(server, user, "wrong") == 1045
+    assert sql_login(server, user, "wrong") == 1045   # max_password_errors = 2
+    assert sql_login(server, user, "pw") == 4150      # SQL blocked it (ER_USER_IS_BLOCKED)
+    c = connect()
+    assert refused(c.login(user, "pw"), "blocked")    # here too
+    assert not c.works()
+    # FLUSH PRIVILEGES lifts SQL's block; the account's next SQL login clears the count.
+    sql.execute("FLUSH PRIVILEGES")
+    assert sql_login(server, user, "pw") == 0
+    after = connect()
+    assert after.login(user, "pw") == "ok"
+    assert after.works()
 
 
 def test_a_refused_login_is_answered_after_others_are_served(listener, connect):
