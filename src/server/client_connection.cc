@@ -132,6 +132,7 @@ ClientConnection::Choice ClientConnection::ChooseTransport() {
   }
   tls_ = std::make_unique<TlsStream>(*listener_->tls(), fd_, /*server=*/true);
   transport_ = Transport::kTls;
+  admitted_.store(false, std::memory_order_release);  // until the handshake is done
   return tls_->ok() ? Choice::kChosen : Choice::kUnusable;
 }
 

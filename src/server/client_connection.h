@@ -52,6 +52,7 @@ class ClientConnection {
       : fd_(fd), id_(id), peer_(std::move(peer)), connected_ms_(now_ms), listener_(listener),
         bindings_(std::move(bindings)), stats_(stats) {
     last_active_ms_.store(now_ms, std::memory_order_relaxed);
+    CheckAdmitted();
   }
 
   // --- Ownership ---------------------------------------------------------------
@@ -213,7 +214,9 @@ class ClientConnection {
   void EndDelay() { delay_until_ms_ = 0; }
 
   // Admitted (login_policy.h): its TLS handshake, if any, and the login its listener
-  // asks for, if any, have finished; once true it stays true (any thread).
+  // asks for, if any, have finished (any thread). On a listener that asks for no
+  // login a connection is admitted from the start, until its first byte begins a TLS
+  // handshake; once the handshake and any login are done it stays admitted.
   // CheckAdmitted, by the owner after each read and each turn, sets it when due.
   bool admitted() const { return admitted_.load(std::memory_order_acquire); }
   void CheckAdmitted();

@@ -18,6 +18,7 @@ import pytest
 
 import harness
 import hs
+import servers
 import targets
 import tls_support
 from memcached_support import Raw, binary_request, binary_response
@@ -418,3 +419,23 @@ def test_a_half_open_handshake_is_closed(listener, target, memcached_port,
             assert s.recv(100) == b""
         except ConnectionResetError:
             pass
+
+
+
+def test_without_logins_only_an_unfinished_handshake_is_closed(certs):
+    """On listeners that ask for no login, a connection that has sent nothing yet is
+    admitted (rowsocket_timeout alone bounds it); an unfinished TLS handshake is not."""
+    plugin = targets.make_plugin({"ssl_cert": certs["server.pem"],
+                                  "ssl_key": certs["server.key"], "connect_timeout": 1})
+    with servers.running_server([plugin]) as srv:
+        port = srv.plugins[0].port
+        with hs.Connection(port) as silent, \
+                socket.create_connection(("127.0.0.1", port)) as stalled:
+            stalled.sendall(b"\x16\x03\x01\x02\x00\x01")
+            stalled.settimeout(20)
+            try:
+                assert stalled.recv(100) == b""
+            except ConnectionResetError:
+                pass
+            # Closed after more than the connect timeout: the silent one is still served.
+            assert silent.request(["A", "2", "x"])[0] in ("2", "3")
