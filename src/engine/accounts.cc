@@ -3,6 +3,7 @@
 #include "engine/accounts.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <ctime>
 #include <mutex>
@@ -176,6 +177,7 @@ class PasswordErrors {
       it->second.priv = priv;  // counted by SQL's login, which does not say it
     } else if (it->second.priv != priv) {  // ALTER USER since
       counts_.erase(it);
+      size_.store(counts_.size(), std::memory_order_relaxed);
       return false;
     }
     return it->second.errors >= max_password_errors;
@@ -187,17 +189,22 @@ class PasswordErrors {
     if (!priv.empty() && !e.priv.empty() && e.priv != priv) e = Entry{0, priv};
     if (e.priv.empty()) e.priv = priv;
     ++e.errors;
+    size_.store(counts_.size(), std::memory_order_relaxed);
   }
   // SQL's login found the account blocked.
   void Block(const std::string& account) {
     std::lock_guard<std::mutex> lock(mutex_);
     Entry& e = counts_[account];
     e.errors = std::max<uint32_t>(e.errors, max_password_errors);
+    size_.store(counts_.size(), std::memory_order_relaxed);
   }
   void Succeeded(const std::string& account) {
     std::lock_guard<std::mutex> lock(mutex_);
     counts_.erase(account);
+    size_.store(counts_.size(), std::memory_order_relaxed);
   }
+  // No account has a count (a hint, for SQL's successful logins: nothing to clear).
+  bool empty() const { return size_.load(std::memory_order_relaxed) == 0; }
 
  private:
   struct Entry {
@@ -206,6 +213,7 @@ class PasswordErrors {
   };
   std::mutex mutex_;
   std::unordered_map<std::string, Entry> counts_;
+  std::atomic<size_t> size_{0};  // counts_.size(), read without the mutex
 };
 
 PasswordErrors g_password_errors;
@@ -411,10 +419,14 @@ void Accounts::Check(AccountLogin* login, TABLE* table, uint key_number,
 void NoteSqlLogin(const char* user, const char* host, const char* ip, int status) {
   if (user == nullptr || *user == '\0') return;
   if (status != 0 && status != ER_ACCESS_DENIED_ERROR && status != ER_USER_IS_BLOCKED) return;
-  // The account SQL's login matched (none: nothing to count, as SQL counts nothing).
+  if (status == 0 && g_password_errors.empty()) return;  // every SQL login: keep it cheap
+  // The account SQL's login matched (none: nothing to count, as SQL counts nothing);
+  // a client without a host name is matched by its address, as SQL's login does.
+  if (ip == nullptr) ip = "";
+  if (host == nullptr || *host == '\0') host = ip;
+  if (*host == '\0') return;
   Security_context sctx;
-  if (acl_getroot(&sctx, user, host != nullptr ? host : "", ip != nullptr ? ip : "", nullptr))
-    return;
+  if (acl_getroot(&sctx, user, host, ip, nullptr)) return;
   const std::string account = AccountKey(sctx);
   if (status == 0) {
     g_password_errors.Succeeded(account);
