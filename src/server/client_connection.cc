@@ -213,7 +213,12 @@ size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfin
     if (len > 0 && begin[len - 1] == '\r') --len;
     if (requests_.size() <= count) requests_.emplace_back();
     Request* r = &requests_[count++];
+    const uint32_t failed_logins = bindings_->failed_logins;
     ParseOne(begin, len, r);
+    if (bindings_->failed_logins != failed_logins) {
+      read_more_ = true;  // a wrong secret ends the turn's lines, as a login does below
+      break;
+    }
     if (r->type == RequestType::kAuth && bindings_->account_logins && r->auth_type != "2") {
       // Whether the requests after an account login (A 3, A 4) may run depends on
       // how the executor answers it: they are parsed next turn.
@@ -378,6 +383,9 @@ void ClientConnection::ParseOne(char* line, size_t size, Request* r) {
     } else if (secret.empty() || r->auth_key != secret) {
       authenticated_ = false;
       MakeError(r, ErrorStatus(WireError::kUnauth));
+      // A wrong secret is a refused login (login_policy.h); on a listener without
+      // one, `A 1` is a no-op the original's clients send, not a guess.
+      if (!secret.empty()) ++bindings_->failed_logins;
     } else {
       authenticated_ = true;
     }

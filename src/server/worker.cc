@@ -239,6 +239,7 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
 // one read at most while the listener's input is over budget.
 void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_unsent,
                           uint64_t now_ms) {
+  const uint32_t failed_logins = c->bindings()->failed_logins;  // parsing may refuse one
   if (!c->has_unanswered()) {
     if (!loop_->Read(c)) return Close(c);
     c->CheckAdmitted();
@@ -253,7 +254,7 @@ void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_uns
     c->NoteActive(now_ms);
   }
   const size_t first = c->BeginTurn();
-  turn_.push_back({c, batch_.size(), c->parsed() - first, c->bindings()->failed_logins});
+  turn_.push_back({c, batch_.size(), c->parsed() - first, failed_logins});
   const size_t out_limit = c->OutputLimit(max_unsent);
   for (size_t k = first; k < c->parsed(); ++k)
     batch_.push_back({c->bindings(), c->request(k), c->output(), out_limit, false});
