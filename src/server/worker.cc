@@ -396,9 +396,8 @@ void Worker::SweepConnections(uint64_t now_ms) {
       },
       [&](ClientConnection* c, uint64_t idle_ms) {
         if (overdue(*c)) {
-          c->End();
-          stats_.connections_connect_timed_out.Add();
-          ::shutdown(c->fd(), SHUT_RDWR);
+          if (c->End()) stats_.connections_connect_timed_out.Add();
+          ::shutdown(c->fd(), SHUT_RDWR);  // (again, should the owner not have seen it yet)
           return;
         }
         if (trim(idle_ms)) {

@@ -377,10 +377,17 @@ def test_a_refused_login_is_answered_after_others_are_served(listener, connect):
     assert not guesser.is_closed(timeout=0.5)
 
 
-def test_a_few_failures_close_the_connection(listener, connect):
+def status(sql, name):
+    return int(sql.rows(f"SHOW GLOBAL STATUS LIKE 'Rowsocket_{name}'")[0][1])
+
+
+def test_a_few_failures_close_the_connection(listener, connect, sql):
+    closed, delayed = status(sql, "connections_login_closed"), status(sql, "logins_delayed")
     c = connect()
     c.pipelined_wrong_logins(f"target_{listener}", 100)
     assert c.read_refusals() == FAILURES_BEFORE_CLOSE
+    assert status(sql, "connections_login_closed") == closed + 1
+    assert status(sql, "logins_delayed") == delayed + FAILURES_BEFORE_CLOSE
     # A login after refusals on other connections still works.
     assert connect().login(f"plain_{listener}", "pw") == "ok"
 
@@ -409,8 +416,9 @@ def test_a_connection_that_never_logs_in_is_closed(listener, connect, short_conn
     assert logged_in.works()               # a logged-in one stays
 
 
-def test_a_half_open_handshake_is_closed(listener, target, memcached_port,
+def test_a_half_open_handshake_is_closed(listener, target, memcached_port, sql,
                                          short_connect_timeout):
+    before = status(sql, "connections_connect_timed_out")
     port = {"read": target.port, "write": target.port_wr, "memcached": memcached_port}[listener]
     with socket.create_connection(("127.0.0.1", port)) as s:
         s.sendall(b"\x16\x03\x01\x02\x00\x01")   # the start of a ClientHello, then nothing
@@ -419,6 +427,7 @@ def test_a_half_open_handshake_is_closed(listener, target, memcached_port,
             assert s.recv(100) == b""
         except ConnectionResetError:
             pass
+    assert status(sql, "connections_connect_timed_out") == before + 1
 
 
 
