@@ -218,12 +218,13 @@ class PasswordErrors {
 
 PasswordErrors g_password_errors;
 
-// As the server's ignore_max_password_errors: SUPER or CONNECTION ADMIN accounts on
-// a loopback host are never blocked, so that an administrator can always log in.
+// The account a context was built for, as PasswordErrors names it.
 std::string AccountKey(const Security_context& sctx) {
   return std::string(sctx.priv_user) + '@' + sctx.priv_host;
 }
 
+// As the server's ignore_max_password_errors: SUPER or CONNECTION ADMIN accounts on
+// a loopback host are never blocked, so that an administrator can always log in.
 bool IgnoresPasswordErrors(const Security_context& sctx) {
   const char* host = sctx.priv_host;
   return (sctx.master_access & PRIV_IGNORE_MAX_PASSWORD_ERRORS) != NO_ACL &&

@@ -38,8 +38,9 @@ class IndexBindings {
   std::string peer_address;
   bool account_logins = false;
   bool tls = false;
-  // Account logins: the logins refused on this connection so far, counted by the
-  // executor; the server delays and ends the connection by them (login_policy.h).
+  // The logins refused on this connection so far, counted by the executor (account
+  // logins) or the connection (a wrong `A 1` secret); the server delays the answers
+  // and ends the connection by them (login_policy.h).
   uint32_t failed_logins = 0;
 
   // Account logins: the executor marks the connection logged in (or out again);
