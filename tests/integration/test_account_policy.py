@@ -277,6 +277,10 @@ def test_require_secure_transport_refuses_plain_text(listener, connect, sql):
             plain.raw.send(b"set fresh 0 0 1\r\nx\r\n")
             line = plain.raw.read_until(b"\r\n")
             assert line.startswith(b"SERVER_ERROR") and b"TLS" in line, line
+            assert plain.is_closed()
+            plain = connect(tls=False)     # the binary protocol: its auth error
+            plain.raw.send(binary_request(VERSION))
+            assert binary_response(plain.raw)["status"] == AUTH_ERROR
         else:
             assert plain.conn.request(["A", "2", "nobody"]) == ["3", "1", "tlsrequired"]
         assert plain.is_closed()
