@@ -2,9 +2,14 @@
 // server's own ACL code (see accounts.h).
 #include "engine/accounts.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <ctime>
+#include <mutex>
+#include <unordered_map>
 
+#include "engine/engine.h"
 #include "engine/row_lookup.h"
 #include "protocol/wire_errors.h"
 #include "sql_acl.h"
@@ -47,8 +52,11 @@ bool FromHex(std::string_view hex, unsigned char* out, size_t n) {
   return true;
 }
 
+}  // namespace
+
 // What mysql.global_priv holds for one account (its Priv column, a JSON object).
 struct StoredAccount {
+  std::string priv;                // the whole Priv object, as stored
   std::string plugin;
   std::string auth_string;
   std::string default_role;
@@ -57,6 +65,8 @@ struct StoredAccount {
   long long ssl_type = 0;          // 0: no REQUIRE SSL/X509/...
   USER_RESOURCES limits{};
 };
+
+namespace {
 
 class PrivJson {
  public:
@@ -103,7 +113,8 @@ bool ReadStoredAccount(THD* thd, const char* host, const char* user, StoredAccou
   std::vector<std::optional<std::string>> row;  // Host, User, Priv
   if (!LookUpRow(thd, "mysql", "global_priv", {host, user}, &row) || row.size() < 3 || !row[2])
     return false;
-  const PrivJson priv(*row[2]);
+  out->priv = *row[2];
+  const PrivJson priv(out->priv);
   out->plugin = priv.Str("plugin");
   out->auth_string = priv.Str("authentication_string");
   out->default_role = priv.Str("default_role");
@@ -144,6 +155,82 @@ bool IsLoopback(const std::string& ip) {
   return ip == "::1" || ip.compare(0, 4, "127.") == 0;
 }
 
+// Wrong passwords by account (user@host as stored), given through rowsocket on any
+// listener and worker or through SQL's login (NoteSqlLogin): max_password_errors
+// applies to them as SQL's login applies it to its own. Only accounts that exist are
+// counted, so the table is as large as the number of accounts at most. The server's
+// own counter (ACL_USER::password_errors) is private to sql_acl.cc, where no plugin
+// can reach it; this one keeps its rules: counted per account, cleared by a
+// successful login, a block refuses the right password too, accounts with SUPER or
+// CONNECTION ADMIN on a loopback host are never blocked, and SQL's own block
+// (ER_USER_IS_BLOCKED, seen at a SQL login) holds here too. ALTER USER (any change of
+// the account's stored Priv) starts the count again, as it does SQL's.
+class PasswordErrors {
+ public:
+  // Whether the account is blocked now.
+  bool Blocked(const std::string& account, const std::string& priv, bool exempt) {
+    if (exempt) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = counts_.find(account);
+    if (it == counts_.end()) return false;
+    if (it->second.priv.empty()) {
+      it->second.priv = priv;  // counted by SQL's login, which does not say it
+    } else if (it->second.priv != priv) {  // ALTER USER since
+      counts_.erase(it);
+      size_.store(counts_.size(), std::memory_order_relaxed);
+      return false;
+    }
+    return it->second.errors >= max_password_errors;
+  }
+  // `priv` empty: not known (SQL's login).
+  void Failed(const std::string& account, const std::string& priv) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Entry& e = counts_[account];
+    if (!priv.empty() && !e.priv.empty() && e.priv != priv) e = Entry{0, priv};
+    if (e.priv.empty()) e.priv = priv;
+    ++e.errors;
+    size_.store(counts_.size(), std::memory_order_relaxed);
+  }
+  // SQL's login found the account blocked.
+  void Block(const std::string& account) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Entry& e = counts_[account];
+    e.errors = std::max<uint32_t>(e.errors, max_password_errors);
+    size_.store(counts_.size(), std::memory_order_relaxed);
+  }
+  void Succeeded(const std::string& account) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    counts_.erase(account);
+    size_.store(counts_.size(), std::memory_order_relaxed);
+  }
+  // No account has a count (a hint, for SQL's successful logins: nothing to clear).
+  bool empty() const { return size_.load(std::memory_order_relaxed) == 0; }
+
+ private:
+  struct Entry {
+    uint32_t errors = 0;
+    std::string priv;  // the account's Priv when counting began
+  };
+  std::mutex mutex_;
+  std::unordered_map<std::string, Entry> counts_;
+  std::atomic<size_t> size_{0};  // counts_.size(), read without the mutex
+};
+
+PasswordErrors g_password_errors;
+
+// The account a context was built for, as PasswordErrors names it.
+std::string AccountKey(const Security_context& sctx) {
+  return std::string(sctx.priv_user) + '@' + sctx.priv_host;
+}
+
+// As the server's ignore_max_password_errors: SUPER or CONNECTION ADMIN accounts on
+// a loopback host are never blocked, so that an administrator can always log in.
+bool IgnoresPasswordErrors(const Security_context& sctx) {
+  const char* host = sctx.priv_host;
+  return (sctx.master_access & PRIV_IGNORE_MAX_PASSWORD_ERRORS) != NO_ACL &&
+         (!strcasecmp(host, "localhost") || !strcmp(host, "127.0.0.1") || !strcmp(host, "::1"));
+}
+
 }  // namespace
 
 AccountLogin::~AccountLogin() { LogOut(); }
@@ -171,6 +258,35 @@ WireStatus Accounts::Challenge(AccountLogin* login, const Request& r, std::strin
   return WireStatus::OK();
 }
 
+// The rules SQL's login applies to an account that exists, in its order: blocked
+// by max_password_errors (before the password, so that the right one is refused
+// too), the authentication plugin and the password (a wrong one counts towards
+// max_password_errors, a right one clears the count), REQUIRE SSL and the like,
+// ACCOUNT LOCK, PASSWORD EXPIRE, then MAX_USER_CONNECTIONS and its kin. OK: the
+// connection is logged in.
+WireStatus Accounts::CheckAccount(AccountLogin* login, const StoredAccount& stored,
+                                  const Request& r, const std::string& nonce, bool tls) {
+  const std::string account = AccountKey(login->sctx_);
+  if (g_password_errors.Blocked(account, stored.priv, IgnoresPasswordErrors(login->sctx_)))
+    return ErrorStatus(WireError::kBlocked);
+  if (!stored.plugin.empty() && stored.plugin != kNativePassword)
+    return ErrorStatus(WireError::kAuthPlugin);
+  if (!PasswordMatches(stored.auth_string, r, nonce)) {
+    g_password_errors.Failed(account, stored.priv);
+    return ErrorStatus(WireError::kUnauth);
+  }
+  g_password_errors.Succeeded(account);
+  if (stored.ssl_type != 0 && !tls) return ErrorStatus(WireError::kTlsRequired);
+  // REQUIRE X509, SUBJECT, ISSUER or CIPHER: client certificates are not checked.
+  if (stored.ssl_type > 1) return ErrorStatus(WireError::kAuthPlugin);
+  if (stored.locked) return ErrorStatus(WireError::kLocked);
+  if (stored.expired) return ErrorStatus(WireError::kExpired);
+  login->role_ = stored.default_role;
+  if (!login->role_.empty()) BuildContext(login);
+  if (!CountConnection(login, stored.limits)) return ErrorStatus(WireError::kMaxConn);
+  return WireStatus::OK();
+}
+
 WireStatus Accounts::LogIn(AccountLogin* login, const Request& r, const std::string& ip, bool tls) {
   const bool plain = r.auth_type == "4";
   // A nonce answers one A 3, whatever its outcome: a response cannot be tried twice.
@@ -190,29 +306,13 @@ WireStatus Accounts::LogIn(AccountLogin* login, const Request& r, const std::str
   login->ip_ = ip;
   login->host_ = IsLoopback(ip) && !opt_skip_name_resolve ? std::string(my_localhost) : ip;
   StoredAccount stored;
-  WireStatus refusal = ErrorStatus(WireError::kUnauth);
   if (!BuildContext(login) || !ReadStoredAccount(thd_, login->sctx_.priv_host,
                                                   login->sctx_.priv_user, &stored)) {
-    // no such account: refused as a wrong password is
-  } else if (!stored.plugin.empty() && stored.plugin != kNativePassword) {
-    refusal = ErrorStatus(WireError::kAuthPlugin);
-  } else if (!PasswordMatches(stored.auth_string, r, nonce)) {
-    // wrong password
-  } else if (stored.ssl_type != 0 && !tls) {
-    refusal = ErrorStatus(WireError::kTlsRequired);
-  } else if (stored.ssl_type > 1) {
-    // REQUIRE X509, SUBJECT, ISSUER or CIPHER: client certificates are not checked.
-    refusal = ErrorStatus(WireError::kAuthPlugin);
-  } else if (stored.locked) {
-    refusal = ErrorStatus(WireError::kLocked);
-  } else if (stored.expired) {
-    refusal = ErrorStatus(WireError::kExpired);
-  } else {
-    login->role_ = stored.default_role;
-    if (!login->role_.empty()) BuildContext(login);
-    if (CountConnection(login, stored.limits)) return WireStatus::OK();
-    refusal = ErrorStatus(WireError::kMaxConn);
+    login->LogOut();
+    return ErrorStatus(WireError::kUnauth);  // no such account: as a wrong password
   }
+  const WireStatus refusal = CheckAccount(login, stored, r, nonce, tls);
+  if (refusal.ok()) return refusal;
   login->LogOut();
   return refusal;
 }
@@ -315,6 +415,27 @@ void Accounts::Check(AccountLogin* login, TABLE* table, uint key_number,
   thd_->pop_internal_handler();
   thd_->security_ctx = own;
   thd_->clear_error();
+}
+
+void NoteSqlLogin(const char* user, const char* host, const char* ip, int status) {
+  if (user == nullptr || *user == '\0') return;
+  if (status != 0 && status != ER_ACCESS_DENIED_ERROR && status != ER_USER_IS_BLOCKED) return;
+  if (status == 0 && g_password_errors.empty()) return;  // every SQL login: keep it cheap
+  // The account SQL's login matched (none: nothing to count, as SQL counts nothing);
+  // a client without a host name is matched by its address, as SQL's login does.
+  if (ip == nullptr) ip = "";
+  if (host == nullptr || *host == '\0') host = ip;
+  if (*host == '\0') return;
+  Security_context sctx;
+  if (acl_getroot(&sctx, user, host, ip, nullptr)) return;
+  const std::string account = AccountKey(sctx);
+  if (status == 0) {
+    g_password_errors.Succeeded(account);
+  } else if (status == ER_USER_IS_BLOCKED) {
+    g_password_errors.Block(account);
+  } else {
+    g_password_errors.Failed(account, "");
+  }
 }
 
 }  // namespace rowsocket

@@ -9,6 +9,13 @@
 // server stores for it (plugin, hash, locking, expiry, limits) is read from
 // mysql.global_priv.
 //
+// LogIn is the account policy of every listener (HandlerSocket's A 3/A 4, memcached's
+// SASL, any protocol to come): the rules SQL's login applies, in its order
+// (CheckAccount), with max_password_errors counted over rowsocket's own logins. What
+// follows a refusal (a delay, a close) and the login timeout are the server layer's
+// (server/login_policy.h), which the executor tells through
+// IndexBindings::failed_logins.
+//
 // Once logged in, the connection's requests carry the account's security context,
 // and the server's own privilege checks decide (check_access, check_grant,
 // check_grant_column): a `P` needs SELECT on the columns it names, its filter
@@ -29,6 +36,8 @@
 #include "protocol/wire_status.h"
 
 namespace rowsocket {
+
+struct StoredAccount;  // what mysql.global_priv holds for an account (accounts.cc)
 
 // How old an account's security context may be before it is built again from the
 // server's ACL: how long a GRANT, REVOKE or DROP USER may take to reach a
@@ -94,6 +103,8 @@ class Accounts {
              const std::vector<Field*>& filter_columns, IndexGrants* grants);
 
  private:
+  WireStatus CheckAccount(AccountLogin* login, const StoredAccount& stored, const Request& r,
+                          const std::string& nonce, bool tls);
   bool BuildContext(AccountLogin* login);
   bool CountConnection(AccountLogin* login, const USER_RESOURCES& limits);
   bool TableAllows(AccountLogin* login, TABLE* table, TABLE_LIST* tl, privilege_t want);

@@ -54,6 +54,13 @@ class Server;
 void ExposeServer(const Server* server);
 // Plugin init functions of information_schema.ROWSOCKET_CONNECTIONS and
 // information_schema.ROWSOCKET_LATENCY.
+// SQL's login of `user` from `host`/`ip` ended with `status` (0, or the error it
+// answered): its wrong passwords (ER_ACCESS_DENIED_ERROR) count towards the account's
+// max_password_errors here, its success clears the count, and its ER_USER_IS_BLOCKED
+// blocks the account here too. Called by the plugin's audit hook on SQL's connection
+// threads (any thread).
+void NoteSqlLogin(const char* user, const char* host, const char* ip, int status);
+
 int InitConnectionsTable(void* schema_table);
 int InitLatencyTable(void* schema_table);
 

@@ -339,6 +339,7 @@ EngineExecutor::Step EngineExecutor::LogIn(EngineIndexBindings* bindings, const 
     return step;
   }
   stats_->logins_failed.Add();
+  ++bindings->failed_logins;  // the server layer delays the answer (login_policy.h)
   static LogLimit failed;
   std::string user = std::string(r.auth_key).substr(0, USERNAME_CHAR_LENGTH);
   for (char& c : user)  // a client's bytes: nothing that could forge a log line
@@ -589,7 +590,7 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
   step.status = RefusedByGalera(r, lookup.value);
   if (!step.status.ok()) return step;
   if (bindings->account_logins) {
-    step.status = CheckContainerGrants(bindings, binding.get(), lookup.value, r);
+    step.status = CheckContainerGrants(bindings, binding.get(), lookup.value, insert.value, r);
     if (!step.status.ok()) return step;
   }
   step.answered = false;
@@ -620,10 +621,12 @@ WireStatus EngineExecutor::SaslLogIn(EngineIndexBindings* bindings, const McRequ
 // rowsocket_memcached_auth=account: the account's grants on the container's table,
 // as for HandlerSocket requests (see CheckGrants): every command reads the row
 // (SELECT on the value, CAS, flags and expiry columns and the key); storage commands
-// may insert or update it, delete deletes it.
+// may update it (UPDATE on the columns the lookup reads) or insert it (INSERT on every
+// column an insert sets, the key column included, as SQL's INSERT asks); delete
+// deletes it.
 WireStatus EngineExecutor::CheckContainerGrants(EngineIndexBindings* bindings,
                                                 ContainerBinding* binding, OpenIndex* lookup,
-                                                const Request& r) {
+                                                OpenIndex* insert, const Request& r) {
   WireStatus s = RefreshGrants(bindings, lookup, {}, &binding->grants);
   if (!s.ok()) return s;
   const IndexGrants& g = binding->grants;
@@ -635,10 +638,14 @@ WireStatus EngineExecutor::CheckContainerGrants(EngineIndexBindings* bindings,
     allowed = allowed && g.del;
   } else if (r.IsWrite()) {
     allowed = allowed && g.update_columns >= columns;
-    if (mc.command == McCommand::kStore || mc.command == McCommand::kMetaSet ||
-        mc.command == McCommand::kMetaArithmetic || mc.command == McCommand::kIncr ||
-        mc.command == McCommand::kDecr)
-      allowed = allowed && g.insert_columns >= columns;
+    if (allowed && (mc.command == McCommand::kStore || mc.command == McCommand::kMetaSet ||
+                    mc.command == McCommand::kMetaArithmetic || mc.command == McCommand::kIncr ||
+                    mc.command == McCommand::kDecr)) {
+      IndexGrants* ig = &binding->insert->grants;
+      s = RefreshGrants(bindings, insert, {}, ig);
+      if (!s.ok()) return s;
+      allowed = ig->insert_columns >= insert->columns().size();
+    }
   }
   if (allowed) return WireStatus::OK();
   stats_->requests_denied.Add();

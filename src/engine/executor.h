@@ -79,7 +79,7 @@ class EngineExecutor : public Executor {
   void FlushContainer(const McRequest& mc, const Step& step, std::string* out);
   WireStatus SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc);
   WireStatus CheckContainerGrants(EngineIndexBindings* bindings, ContainerBinding* binding,
-                                  OpenIndex* lookup, const Request& r);
+                                  OpenIndex* lookup, OpenIndex* insert, const Request& r);
   // An error answer in the protocol `item` speaks.
   void AnswerError(const BatchItem& item, const WireStatus& status);
   WireStatus CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding, OpenIndex* oi,

@@ -5,6 +5,7 @@
 // Includes only MariaDB's public plugin API; everything that touches the server's
 // internals sits behind engine/engine.h.
 #include <mysql/plugin.h>
+#include <mysql/plugin_audit.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -49,6 +50,7 @@ my_bool opt_require_secure_transport = false;
 uint opt_threads = 0;
 uint opt_threads_wr = 0;
 uint opt_timeout = 300;
+uint opt_connect_timeout = 10;
 uint opt_backlog = 1024;
 uint opt_sndbuf = 0;
 uint opt_rcvbuf = 0;
@@ -155,6 +157,13 @@ MYSQL_SYSVAR_UINT(timeout, opt_timeout, PLUGIN_VAR_RQCMDARG,
                   "Seconds a client connection may stay idle before it is closed; 0 = never",
                   nullptr, (UpdateTunable<&opt_timeout, &ServerTunables::timeout_seconds>), 300,
                   0, 86400 * 365, 0);
+MYSQL_SYSVAR_UINT(connect_timeout, opt_connect_timeout, PLUGIN_VAR_RQCMDARG,
+                  "Seconds a new client connection has to finish its TLS handshake and, where "
+                  "its listener asks for logins, its login, before it is closed whatever it "
+                  "sends (as SQL's connect_timeout); 0 = no limit",
+                  nullptr,
+                  (UpdateTunable<&opt_connect_timeout, &ServerTunables::connect_timeout_seconds>),
+                  10, 0, 86400 * 365, 0);
 MYSQL_SYSVAR_UINT(backlog, opt_backlog, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Listen backlog of each listener", nullptr, nullptr, 1024, 1, 65535, 0);
 MYSQL_SYSVAR_UINT(sndbuf, opt_sndbuf, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
@@ -290,7 +299,7 @@ MYSQL_SYSVAR_UINT(max_rows_examined, opt_max_rows_examined, PLUGIN_VAR_RQCMDARG,
 
 struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(address), MYSQL_SYSVAR(port), MYSQL_SYSVAR(port_wr), MYSQL_SYSVAR(threads),
-    MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
+    MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(connect_timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
     MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(io), MYSQL_SYSVAR(accept_balance),
     MYSQL_SYSVAR(memcached_port), MYSQL_SYSVAR(memcached_threads), MYSQL_SYSVAR(memcached_flush),
     MYSQL_SYSVAR(memcached_sweep_rate),
@@ -425,6 +434,7 @@ int PluginInit(void*) {
   }
   SetLogVerbosity(static_cast<int>(opt_verbose));
   g_tunables.timeout_seconds.store(opt_timeout);
+  g_tunables.connect_timeout_seconds.store(opt_connect_timeout);
   g_tunables.max_line_length.store(opt_max_line_length);
   g_tunables.max_open_indexes.store(opt_max_open_indexes);
   g_tunables.max_connections.store(ConnectionLimit());
@@ -485,6 +495,19 @@ struct st_mysql_daemon daemon_descriptor = {MYSQL_DAEMON_INTERFACE_VERSION};
 struct st_mysql_information_schema info_schema_descriptor = {
     MYSQL_INFORMATION_SCHEMA_INTERFACE_VERSION};
 
+// SQL's logins, seen for the account policy (max_password_errors counts them with
+// rowsocket's own; engine.h, NoteSqlLogin). Connection events only: nothing per
+// statement.
+void NoteConnection(MYSQL_THD, unsigned int event_class, const void* event) {
+  if (event_class != MYSQL_AUDIT_CONNECTION_CLASS) return;
+  const auto* e = static_cast<const mysql_event_connection*>(event);
+  if (e->event_subclass != MYSQL_AUDIT_CONNECTION_CONNECT) return;
+  NoteSqlLogin(e->user, e->host, e->ip, e->status);
+}
+
+struct st_mysql_audit audit_descriptor = {
+    MYSQL_AUDIT_INTERFACE_VERSION, nullptr, NoteConnection, {MYSQL_AUDIT_CONNECTION_CLASSMASK}};
+
 }  // namespace
 }  // namespace rowsocket
 
@@ -524,6 +547,21 @@ maria_declare_plugin(rowsocket){
     "rowsocket's request latency histogram, per request kind (microseconds, from read to answer)",
     PLUGIN_LICENSE_GPL,
     rowsocket::InitLatencyTable,
+    nullptr,
+    0x0001,
+    nullptr,
+    nullptr,
+    "0.1.0",
+    MariaDB_PLUGIN_MATURITY_GAMMA},
+{
+    MYSQL_AUDIT_PLUGIN,
+    &rowsocket::audit_descriptor,
+    "rowsocket_logins",
+    "rowsocket authors",
+    "Counts SQL's failed logins with rowsocket's towards max_password_errors (connection "
+    "events only)",
+    PLUGIN_LICENSE_GPL,
+    nullptr,
     nullptr,
     0x0001,
     nullptr,

@@ -60,6 +60,8 @@ constexpr WireErrorInfo kErrors[] = {
                            "the connection)"},
     {kAuth, "maxconn", "the account has as many connections as MAX_USER_CONNECTIONS "
                        "(or max_user_connections) allows"},
+    {kAuth, "blocked", "the account is blocked: max_password_errors wrong passwords in a "
+                       "row (through rowsocket or SQL), or SQL's login blocked it"},
     {kAuth, "denied", "the account lacks the privilege this request needs (GRANT)"},
 };
 

@@ -49,6 +49,7 @@ enum class WireError : uint8_t {
   kAuthPlugin,   // authplugin
   kTlsRequired,  // tlsrequired
   kMaxConn,      // maxconn
+  kBlocked,      // blocked
   kDenied,       // denied
 };
 

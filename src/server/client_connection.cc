@@ -27,6 +27,9 @@ constexpr size_t kKeepInputCapacity = 64 * 1024;
 constexpr size_t kKeepRequests = 64;
 // The first byte of a TLS handshake record; no request begins with it.
 constexpr unsigned char kTlsHandshakeRecord = 0x16;
+// The memcached listener's answer to plain text while require_secure_transport is on.
+constexpr std::string_view kMcTlsRequired =
+    "SERVER_ERROR TLS required (rowsocket_require_secure_transport)";
 
 void MakeError(Request* r, WireStatus status) {
   r->type = RequestType::kInvalid;
@@ -129,6 +132,7 @@ ClientConnection::Choice ClientConnection::ChooseTransport() {
   }
   tls_ = std::make_unique<TlsStream>(*listener_->tls(), fd_, /*server=*/true);
   transport_ = Transport::kTls;
+  admitted_.store(false, std::memory_order_release);  // until the handshake is done
   return tls_->ok() ? Choice::kChosen : Choice::kUnusable;
 }
 
@@ -209,7 +213,12 @@ size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfin
     if (len > 0 && begin[len - 1] == '\r') --len;
     if (requests_.size() <= count) requests_.emplace_back();
     Request* r = &requests_[count++];
+    const uint32_t failed_logins = bindings_->failed_logins;
     ParseOne(begin, len, r);
+    if (bindings_->failed_logins != failed_logins) {
+      read_more_ = true;  // a wrong secret ends the turn's lines, as a login does below
+      break;
+    }
     if (r->type == RequestType::kAuth && bindings_->account_logins && r->auth_type != "2") {
       // Whether the requests after an account login (A 3, A 4) may run depends on
       // how the executor answers it: they are parsed next turn.
@@ -267,9 +276,25 @@ size_t ClientConnection::ParseMemcached(uint32_t max_value_size, uint32_t max_un
     Request* r = &requests_[count++];
     r->Clear();
     r->type = RequestType::kMemcached;
+    if (refuse_plain_) {
+      // As on the HandlerSocket ports: the first request is refused, in memcached's
+      // words, and the connection closes once that answer is out.
+      mc->command = McCommand::kInvalid;
+      mc->error = kMcTlsRequired;
+      mc->error_status = McStatus::kAuthError;
+      mc->noreply = false;
+      End();
+      break;
+    }
     r->memcached_writes = McWritesRows(*mc);
     if (mc->command == McCommand::kQuit || mc->close_after) {
       End();  // closes once the answers before it (and its own, if any) are out
+      break;
+    }
+    if (mc->command == McCommand::kSaslAuth && bindings_->account_logins) {
+      // As after `A 3`: what follows a login is parsed next turn, once its answer
+      // (and a refusal's delay, login_policy.h) is known.
+      read_more_ = true;
       break;
     }
   }
@@ -292,6 +317,25 @@ void ClientConnection::EndTurn(size_t answered) { answered_ += answered; }
 void ClientConnection::CountLatency(uint64_t micros) {
   for (size_t i = turn_first_; i < answered_; ++i)
     stats_->latency.Add(CategoryOf(requests_[i]), micros);
+}
+
+void ClientConnection::CheckAdmitted() {
+  if (admitted()) return;
+  if (tls_ && !tls_->handshake_done()) return;
+  bool admitted = true;
+  switch (listener_->auth()) {
+    case AuthMode::kAccount:
+      admitted = bindings_->logged_in();
+      break;
+    case AuthMode::kSecret:
+      admitted = listener_->secret().empty() || authenticated_.load(std::memory_order_relaxed);
+      break;
+    case AuthMode::kNone:
+      // Plain text (or nothing sent yet) needs nothing more; only a TLS handshake
+      // that has begun must finish.
+      break;
+  }
+  if (admitted) admitted_.store(true, std::memory_order_release);
 }
 
 void ClientConnection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
@@ -339,6 +383,9 @@ void ClientConnection::ParseOne(char* line, size_t size, Request* r) {
     } else if (secret.empty() || r->auth_key != secret) {
       authenticated_ = false;
       MakeError(r, ErrorStatus(WireError::kUnauth));
+      // A wrong secret is a refused login (login_policy.h); on a listener without
+      // one, `A 1` is a no-op the original's clients send, not a guess.
+      if (!secret.empty()) ++bindings_->failed_logins;
     } else {
       authenticated_ = true;
     }

@@ -52,6 +52,7 @@ class ClientConnection {
       : fd_(fd), id_(id), peer_(std::move(peer)), connected_ms_(now_ms), listener_(listener),
         bindings_(std::move(bindings)), stats_(stats) {
     last_active_ms_.store(now_ms, std::memory_order_relaxed);
+    CheckAdmitted();
   }
 
   // --- Ownership ---------------------------------------------------------------
@@ -205,6 +206,23 @@ class ClientConnection {
   // The ticket that must be durable before every held answer may leave (0: none).
   uint64_t held_until() const { return holds_.empty() ? 0 : holds_.back().ticket; }
 
+  // A refused login (login_policy.h): every answer, and every further request, waits
+  // until `until_ms`; delayed() is true until EndDelay.
+  void DelayOutput(uint64_t until_ms) { delay_until_ms_ = until_ms; }
+  bool delayed() const { return delay_until_ms_ != 0; }
+  uint64_t delayed_until() const { return delay_until_ms_; }
+  void EndDelay() { delay_until_ms_ = 0; }
+
+  // Admitted (login_policy.h): its TLS handshake, if any, and the login its listener
+  // asks for, if any, have finished (any thread). On a listener that asks for no
+  // login a connection is admitted from the start, until its first byte begins a TLS
+  // handshake; once the handshake and any login are done it stays admitted.
+  // CheckAdmitted, by the owner after each read and each turn, sets it when due.
+  bool admitted() const { return admitted_.load(std::memory_order_acquire); }
+  void CheckAdmitted();
+  // Milliseconds since it was accepted (any thread).
+  uint64_t age_ms(uint64_t now_ms) const { return now_ms - connected_ms_; }
+
   // The socket may hold more than the last ReadOnce took: it filled the scratch
   // buffer, or the peer's end was reported and not read yet.
   bool read_more() const {
@@ -286,6 +304,7 @@ class ClientConnection {
   std::unique_ptr<TlsStream> tls_;
   std::atomic<const char*> tls_version_{""};  // for Describe
   bool read_more_ = false;         // the last read filled the buffer: more may wait
+  uint64_t delay_until_ms_ = 0;    // a refused login's answers wait until then (0: none)
   std::atomic<bool> hangup_{false};
   std::atomic<uint8_t> owner_{kOwned};  // made owned by the worker that accepts it
   // Written by the owner only; atomics so that Describe may read them anywhere.
@@ -295,6 +314,7 @@ class ClientConnection {
   Counter bytes_received_;
   Counter bytes_sent_;
   std::atomic<bool> authenticated_{false};
+  std::atomic<bool> admitted_{false};
 };
 
 }  // namespace rowsocket

@@ -13,6 +13,8 @@ namespace rowsocket {
 // Workers read them with relaxed loads on every use.
 struct ServerTunables {
   std::atomic<uint32_t> timeout_seconds{300};        // idle connection timeout, 0 = none
+  // Seconds a connection has to finish its TLS handshake and its login, 0 = none.
+  std::atomic<uint32_t> connect_timeout_seconds{10};
   std::atomic<uint32_t> max_line_length{1 << 20};    // bytes, LF included
   std::atomic<uint32_t> max_open_indexes{1024};      // index ids per connection
   std::atomic<uint32_t> max_connections{10000};      // per listener (the plugin derives it)

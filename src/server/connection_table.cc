@@ -80,6 +80,11 @@ void ConnectionTable::CloseAll() {
     std::lock_guard<std::mutex> lock(held_mutex_);
     held_.clear();
   }
+  {
+    std::lock_guard<std::mutex> lock(delayed_mutex_);
+    delayed_.clear();
+    delayed_count_.store(0, std::memory_order_relaxed);
+  }
   std::vector<std::unique_ptr<ClientConnection>> all;
   {
     std::lock_guard<std::mutex> lock(list_mutex_);
@@ -151,6 +156,29 @@ void ConnectionTable::TakeDurable(uint64_t durable, int home,
   if (emptied) durable_cv_.notify_all();  // stopping workers need not wait any longer
 }
 
+void ConnectionTable::Delay(ClientConnection* c) {
+  std::lock_guard<std::mutex> lock(delayed_mutex_);
+  delayed_.push_back(c);
+  delayed_count_.store(delayed_.size(), std::memory_order_release);
+}
+
+void ConnectionTable::TakeDelayed(uint64_t now_ms, int home,
+                                  std::vector<ClientConnection*>* taken) {
+  if (delayed_count_.load(std::memory_order_acquire) == 0) return;
+  std::lock_guard<std::mutex> lock(delayed_mutex_);
+  for (size_t i = 0; i < delayed_.size();) {
+    ClientConnection* c = delayed_[i];
+    if (c->delayed_until() > now_ms || (c->home() >= 0 && c->home() != home)) {
+      ++i;
+      continue;
+    }
+    taken->push_back(c);
+    delayed_[i] = delayed_.back();
+    delayed_.pop_back();
+  }
+  delayed_count_.store(delayed_.size(), std::memory_order_release);
+}
+
 void ConnectionTable::NoteDurable() {
   {
     std::lock_guard<std::mutex> lock(held_mutex_);
@@ -178,13 +206,13 @@ bool ConnectionTable::SweepDue(uint64_t now_ms) {
 }
 
 void ConnectionTable::ForEachIdle(
-    uint64_t now_ms, const std::function<bool(uint64_t)>& wants,
+    uint64_t now_ms, const std::function<bool(const ClientConnection&, uint64_t)>& wants,
     const std::function<void(ClientConnection*, uint64_t)>& visit) {
   std::lock_guard<std::mutex> lock(list_mutex_);
   for (const std::unique_ptr<ClientConnection>& owned : list_) {
     ClientConnection* c = owned.get();
     const uint64_t idle_ms = c->idle_ms(now_ms);
-    if (!wants(idle_ms) || !c->Claim()) continue;
+    if (!wants(*c, idle_ms) || !c->Claim()) continue;
     visit(c, idle_ms);
     c->Unclaim();
   }

@@ -24,6 +24,9 @@
 //     epoll loop, its home worker for one of io_uring. Every wake-up of the flusher is noted
 //     (NoteDurable); a stopping worker waits for one (WaitForDurable) to release what
 //     is still held, up to a deadline.
+//     A connection whose answers wait for a deadline (a refused login,
+//     login_policy.h) sits on the delayed list the same way (Delay), until a worker
+//     that may serve it finds the deadline passed (TakeDelayed).
 //  5. The input every connection holds (unfinished lines above all) is counted
 //     against the listener's budget: its owner charges it after every change
 //     (ChargeInput), and Close uncharges it.
@@ -112,14 +115,25 @@ class ConnectionTable {
   // held and may be released now.
   bool WaitForDurable(uint64_t seen, std::chrono::steady_clock::time_point deadline);
 
+  // --- Answers that wait for a deadline (a refused login, login_policy.h) ----------
+
+  // Parks a connection whose answers wait until its delayed_until() (owned by the
+  // caller, which lets go of it here: it is owned by the delayed list until taken).
+  void Delay(ClientConnection* c);
+  // Takes off the delayed list each connection whose deadline is `now_ms` or
+  // earlier and that worker `home` may serve; the caller owns them from now on.
+  void TakeDelayed(uint64_t now_ms, int home, std::vector<ClientConnection*>* taken);
+
   // --- Idle connections ----------------------------------------------------------
 
   // True for one caller once a second at most: the worker that should sweep now.
   bool SweepDue(uint64_t now_ms);
-  // Calls visit(c, idle_ms) for every free connection whose time without a request
-  // is one `wants`, claimed for the call (it may trim the buffers or shut the socket
-  // down; closing is left to the worker that then sees the end).
-  void ForEachIdle(uint64_t now_ms, const std::function<bool(uint64_t idle_ms)>& wants,
+  // Calls visit(c, idle_ms) for every free connection that `wants` (given what any
+  // thread may read of it: its times, admitted()), claimed for the call (it may trim
+  // the buffers or shut the socket down; closing is left to the worker that then
+  // sees the end).
+  void ForEachIdle(uint64_t now_ms,
+                   const std::function<bool(const ClientConnection&, uint64_t idle_ms)>& wants,
                    const std::function<void(ClientConnection*, uint64_t idle_ms)>& visit);
 
   // Appends a description of every listed connection (information_schema).
@@ -144,6 +158,10 @@ class ConnectionTable {
   std::condition_variable durable_cv_;
   std::vector<ClientConnection*> held_;
   uint64_t durable_notes_ = 0;
+
+  std::mutex delayed_mutex_;
+  std::vector<ClientConnection*> delayed_;
+  std::atomic<size_t> delayed_count_{0};
 
   std::mutex retired_mutex_;
   std::vector<Retired> retired_;

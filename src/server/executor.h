@@ -38,6 +38,10 @@ class IndexBindings {
   std::string peer_address;
   bool account_logins = false;
   bool tls = false;
+  // The logins refused on this connection so far, counted by the executor (account
+  // logins) or the connection (a wrong `A 1` secret); the server delays the answers
+  // and ends the connection by them (login_policy.h).
+  uint32_t failed_logins = 0;
 
   // Account logins: the executor marks the connection logged in (or out again);
   // `account` names the account as `user@host` while it is logged in (any thread).

@@ -20,6 +20,11 @@ namespace rowsocket {
   X(connections_total, "connections accepted since start")                          \
   X(connections_refused, "connections closed at once: rowsocket_max_connections")   \
   X(connections_timed_out, "connections closed after rowsocket_timeout idle")      \
+  X(connections_connect_timed_out,                                                 \
+    "connections closed after rowsocket_connect_timeout without a finished TLS "    \
+    "handshake or login")                                                           \
+  X(logins_delayed, "refused logins whose answer was held back (a delay doubling each time)") \
+  X(connections_login_closed, "connections closed after 3 refused logins")         \
   X(connections_input_limited,                                                     \
     "connections answered linelen and closed: an unfinished line while their "      \
     "listener's input was over rowsocket_max_input_memory")                         \

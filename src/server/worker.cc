@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "server/listener.h"
+#include "server/login_policy.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -170,6 +171,7 @@ void Worker::Loop(Executor* executor) {
     if (events.accept) Accept(executor);
     executor->Tick();
     const uint64_t now = NowMs();
+    ReleaseDelayed(now);
     loop_->ResumeAccept(now);
     if (connections_->SweepDue(now)) SweepConnections(now);
   }
@@ -210,6 +212,8 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
   const uint64_t committed_us = hold ? NowUs() : 0;
   for (const TurnEntry& t : turn_) {
     ClientConnection* c = t.connection;
+    if (c->bindings()->failed_logins != t.failed_logins) AfterRefusedLogin(c, NowMs());
+    c->CheckAdmitted();
     size_t answered = 0;
     while (answered < t.items && !batch_[t.first_item + answered].deferred) ++answered;
     if (answered < t.items) stats_.requests_deferred.Add(t.items - answered);
@@ -235,8 +239,10 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
 // one read at most while the listener's input is over budget.
 void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_unsent,
                           uint64_t now_ms) {
+  const uint32_t failed_logins = c->bindings()->failed_logins;  // parsing may refuse one
   if (!c->has_unanswered()) {
     if (!loop_->Read(c)) return Close(c);
+    c->CheckAdmitted();
     connections_->ChargeInput(c);
     const bool over_budget = connections_->input_bytes() >
                              tunables_->max_input_memory.load(std::memory_order_relaxed);
@@ -248,7 +254,7 @@ void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_uns
     c->NoteActive(now_ms);
   }
   const size_t first = c->BeginTurn();
-  turn_.push_back({c, batch_.size(), c->parsed() - first});
+  turn_.push_back({c, batch_.size(), c->parsed() - first, failed_logins});
   const size_t out_limit = c->OutputLimit(max_unsent);
   for (size_t k = first; k < c->parsed(); ++k)
     batch_.push_back({c->bindings(), c->request(k), c->output(), out_limit, false});
@@ -261,6 +267,10 @@ void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_uns
 // once they are out, what it sent meanwhile is read next turn (its readiness came
 // while nobody read).
 void Worker::Finish(ClientConnection* c) {
+  if (c->delayed()) {
+    if (c->delayed_until() > NowMs()) return connections_->Delay(c);
+    c->EndDelay();
+  }
   if (!loop_->Write(c)) return Close(c);
   if (c->CanSend()) {
     c->WaitForSocket();
@@ -294,6 +304,28 @@ void Worker::ReleaseDurable(Executor* executor) {
     c->ReleaseOutput(durable, now_us);
     Finish(c);
   }
+}
+
+// Sends the answers of refused logins whose delay is over (login_policy.h),
+// whichever worker parked them.
+void Worker::ReleaseDelayed(uint64_t now_ms) {
+  released_.clear();
+  connections_->TakeDelayed(now_ms, loop_->home(), &released_);
+  for (ClientConnection* c : released_) {
+    Own(c);
+    c->EndDelay();
+    Finish(c);
+  }
+}
+
+// The turn refused a login of `c`: its answers wait, longer with every refusal, and
+// after a few the connection closes (login_policy.h). Its further requests are not
+// read meanwhile: a login is the last request of its turn (ParseLines).
+void Worker::AfterRefusedLogin(ClientConnection* c, uint64_t now_ms) {
+  const uint32_t failures = c->bindings()->failed_logins;
+  stats_.logins_delayed.Add();
+  c->DelayOutput(now_ms + LoginDelayMs(failures));
+  if (LoginFailuresEnd(failures) && c->End()) stats_.connections_login_closed.Add();
 }
 
 // Accepts what the loop found. When descriptors run out, accepting pauses (see
@@ -346,15 +378,28 @@ void Worker::AddConnection(int fd, const sockaddr_storage& peer, Executor* execu
 }
 
 // Once a second, by one worker of the listener: trims the buffers of connections
-// that went quiet and shuts down those idle longer than rowsocket_timeout (the worker
-// that then sees their end closes them).
+// that went quiet and shuts down those idle longer than rowsocket_timeout, and those
+// not admitted within rowsocket_connect_timeout whatever they send (login_policy.h);
+// the worker that then sees their end closes them.
 void Worker::SweepConnections(uint64_t now_ms) {
   const uint64_t timeout_ms = uint64_t{tunables_->timeout_seconds.load()} * 1000;
+  const uint32_t connect_timeout_s = tunables_->connect_timeout_seconds.load();
   auto trim = [](uint64_t idle_ms) { return idle_ms >= 1000 && idle_ms < 2000; };  // quiet for about a second
   auto expire = [timeout_ms](uint64_t idle_ms) { return timeout_ms != 0 && idle_ms > timeout_ms; };
+  auto overdue = [&](const ClientConnection& c) {
+    return !c.admitted() && AdmissionOverdue(c.age_ms(now_ms), connect_timeout_s);
+  };
   connections_->ForEachIdle(
-      now_ms, [&](uint64_t idle_ms) { return trim(idle_ms) || expire(idle_ms); },
+      now_ms,
+      [&](const ClientConnection& c, uint64_t idle_ms) {
+        return trim(idle_ms) || expire(idle_ms) || overdue(c);
+      },
       [&](ClientConnection* c, uint64_t idle_ms) {
+        if (overdue(*c)) {
+          if (c->End()) stats_.connections_connect_timed_out.Add();
+          ::shutdown(c->fd(), SHUT_RDWR);  // (again, should the owner not have seen it yet)
+          return;
+        }
         if (trim(idle_ms)) {
           c->Trim();
           connections_->ChargeInput(c);

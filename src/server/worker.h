@@ -68,6 +68,8 @@ class Worker {
   void LetGo(ClientConnection* c);
   void Close(ClientConnection* c);
   void ReleaseDurable(Executor* executor);
+  void ReleaseDelayed(uint64_t now_ms);
+  void AfterRefusedLogin(ClientConnection* c, uint64_t now_ms);
   void SweepConnections(uint64_t now_ms);
   WorkerInfo WithWorker(WorkerInfo info, Listener* listener);
 
@@ -92,6 +94,7 @@ class Worker {
     ClientConnection* connection;
     size_t first_item;                     // its requests: batch_[first_item, +items)
     size_t items;
+    uint32_t failed_logins;                // its refused logins before this turn
   };
   std::vector<TurnEntry> turn_;            // connections with requests this turn
   std::vector<ClientConnection*> holding_;       // this turn's, whose answers wait for durability

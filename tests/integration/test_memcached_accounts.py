@@ -104,3 +104,26 @@ def test_an_account_logs_in_over_tls_and_its_grants_decide(tls, memcached_port, 
         assert binary_response(reader)["value"] == b"v"
     finally:
         reader.close()
+
+
+def test_a_set_needs_insert_on_every_column_it_writes_the_key_included(memcached_port, certs,
+                                                                       sql):
+    # As SQL's INSERT (ERROR 1143): INSERT on the value, CAS, flags and expiry columns
+    # but not on the key column creates no row.
+    sql.execute("CREATE USER mcnokey@localhost IDENTIFIED BY 'nk-pw'")
+    sql.execute("GRANT SELECT, UPDATE ON rowsocket.kv TO mcnokey@localhost")
+    sql.execute("GRANT INSERT (v, cas, flags, expires) ON rowsocket.kv TO mcnokey@localhost")
+    sql.execute("CREATE USER mcallcols@localhost IDENTIFIED BY 'ac-pw'")
+    sql.execute("GRANT SELECT, UPDATE ON rowsocket.kv TO mcallcols@localhost")
+    sql.execute("GRANT INSERT (k, v, cas, flags, expires) ON rowsocket.kv TO mcallcols@localhost")
+    for user, password, allowed in ((b"mcnokey", b"nk-pw", False), (b"mcallcols", b"ac-pw", True)):
+        r = Raw(memcached_port, ssl.create_default_context(cafile=certs["ca.pem"]))
+        try:
+            assert sasl_plain(r, user, password)["status"] == 0
+            key = b"new-" + user
+            r.send(set_request(key, b"v"))
+            assert binary_response(r)["status"] == (0 if allowed else AUTH_ERROR)
+        finally:
+            r.close()
+        rows = sql.value("SELECT COUNT(*) FROM rowsocket.kv WHERE k = %s", (key.decode(),))
+        assert rows == ("1" if allowed else "0")

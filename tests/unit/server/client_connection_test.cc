@@ -156,12 +156,26 @@ TEST_F(ClientConnectionTest, deferred_requests_wait_parsed_for_a_later_turn) {
 
 TEST_F(ClientConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
   Open(false, "s3cret");
-  ASSERT_EQ(Feed("0\t=\t1\t1\nA\t1\twrong\nA\t2\ts3cret\nA\t1\ts3cret\n0\t=\t1\t1\n"), 5u);
+  ASSERT_EQ(Feed("0\t=\t1\t1\nA\t2\ts3cret\nA\t1\ts3cret\n0\t=\t1\t1\n"), 4u);
   EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("unauth"));
-  EXPECT_EQ(conn_->request(2)->error, WireStatus::Unauthorized("authtype"));
-  EXPECT_EQ(conn_->request(3)->type, RequestType::kAuth);
-  EXPECT_EQ(conn_->request(4)->type, RequestType::kFind);
+  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("authtype"));
+  EXPECT_EQ(conn_->request(2)->type, RequestType::kAuth);
+  EXPECT_EQ(conn_->request(3)->type, RequestType::kFind);
+  EXPECT_EQ(bindings_->failed_logins, 0u);
+}
+
+// A wrong secret is a refused login (login_policy.h): counted, and the last line of
+// its turn, so that what follows waits for its (delayed) answer.
+TEST_F(ClientConnectionTest, a_wrong_secret_is_counted_and_ends_the_parse) {
+  Open(false, "s3cret");
+  ASSERT_EQ(Feed("A\t1\twrong\nA\t1\ts3cret\n0\t=\t1\t1\n"), 1u);
+  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(bindings_->failed_logins, 1u);
+  EXPECT_TRUE(conn_->read_more());
+  ASSERT_EQ(conn_->ParseLines(1024, 1024), 2u);
+  EXPECT_EQ(conn_->request(0)->type, RequestType::kAuth);
+  EXPECT_EQ(conn_->request(1)->type, RequestType::kFind);
+  EXPECT_EQ(bindings_->failed_logins, 1u);
 }
 
 TEST_F(ClientConnectionTest, account_logins_go_to_the_executor_and_end_the_parse) {

@@ -184,7 +184,7 @@ TEST_F(ConnectionTableTest, the_idle_walk_visits_only_free_connections_it_wants)
   // b stays owned by the worker that accepted it.
   std::vector<ClientConnection*> visited;
   table_->ForEachIdle(
-      5000, [](uint64_t idle_ms) { return idle_ms >= 1000; },
+      5000, [](const ClientConnection&, uint64_t idle_ms) { return idle_ms >= 1000; },
       [&](ClientConnection* c, uint64_t idle_ms) {
         EXPECT_EQ(idle_ms, 5000u);
         EXPECT_FALSE(c->Claim());  // claimed for the call
@@ -194,6 +194,32 @@ TEST_F(ConnectionTableTest, the_idle_walk_visits_only_free_connections_it_wants)
   EXPECT_EQ(visited[0], a);
   EXPECT_TRUE(a->Acquire());  // free again after the walk
   EXPECT_FALSE(b->Claim());
+}
+
+TEST_F(ConnectionTableTest, delayed_connections_are_taken_once_their_deadline_has_passed) {
+  MakeTable(2);
+  bool* freed_a = nullptr;
+  bool* freed_b = nullptr;
+  ClientConnection* a = Connect(&freed_a);
+  ClientConnection* b = Connect(&freed_b);
+  a->DelayOutput(100);
+  b->DelayOutput(300);
+  b->SetHome(1);
+  table_->Delay(a);
+  table_->Delay(b);
+  std::vector<ClientConnection*> taken;
+  table_->TakeDelayed(99, 0, &taken);
+  EXPECT_TRUE(taken.empty());
+  table_->TakeDelayed(300, 0, &taken);  // b's home is worker 1
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0], a);
+  taken.clear();
+  table_->TakeDelayed(300, 1, &taken);
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0], b);
+  taken.clear();
+  table_->TakeDelayed(1000, 1, &taken);
+  EXPECT_TRUE(taken.empty());  // taken once
 }
 
 TEST_F(ConnectionTableTest, the_sweep_is_due_once_a_second) {

@@ -91,7 +91,7 @@ class Connection(Requests):
         <user> <response>` answers it with mysql_native_password's scramble, so the
         password never travels. Raises ServerError(3, word) when refused: 'unauth'
         (wrong user or password), 'locked', 'expired', 'authplugin', 'maxconn',
-        'authtype' (the listener does not use account login), ..."""
+        'blocked', 'authtype' (the listener does not use account login), ..."""
         with self._lock:
             nonce = self._login_step(_login.nonce_request(user), True)
             self._login_step(_login.response_request(user, password, nonce), False)

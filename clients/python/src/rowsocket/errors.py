@@ -73,6 +73,8 @@ EXPLANATIONS: Dict[Tuple[int, str], str] = {
                         "the connection)",
     (3, "maxconn"): "the account has as many connections as MAX_USER_CONNECTIONS "
                     "(or max_user_connections) allows",
+    (3, "blocked"): "the account is blocked: max_password_errors wrong passwords in a "
+                    "row (through rowsocket or SQL), or SQL's login blocked it",
     (3, "denied"): "the account lacks the privilege this request needs (GRANT)",
     # Words only the original HandlerSocket plugin sends.
     (2, "notimpl"): "not implemented by this server",

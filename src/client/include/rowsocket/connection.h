@@ -80,7 +80,7 @@ class Connection {
   // `A 2 <user>` fetches a single-use nonce, `A 3 <user> <response>` answers it with
   // mysql_native_password's scramble, so the password never travels. Two round
   // trips. Refusals are server errors of code 3: unauth (wrong user or password),
-  // locked, expired, authplugin (the account uses another plugin), maxconn, authtype
+  // locked, expired, authplugin (the account uses another plugin), maxconn, blocked, authtype
   // (the listener does not use account login), ...
   Status Login(std::string_view user, std::string_view password);
   // P <id> ... with an id of the caller's choice (replaces what the id named).
