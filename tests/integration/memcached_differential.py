@@ -131,26 +131,31 @@ class Snapshot:
 #
 # Before any statement: a key that is not exactly a value of the key column (strict
 # INSERT of it into a copy of the key column alone is refused, or it does not read
-# back as the same bytes: `01` or `1e0` of INT, `abc ` of CHAR) names no row: a
-# retrieval (get, gets, gat, gats, mg, binary Get and GAT) is a miss, any other
-# command is refused (CLIENT_ERROR). A value that does not split at the separator
-# into the value columns (the last one takes the rest) is refused (CLIENT_ERROR) by
-# the statement that would store it. {live} is `(expires = 0 OR expires > UNIX_TIMESTAMP())` (TRUE without
-# an expiry column): an expired item is a miss. {set_all} assigns every value
-# column its part of the value, flags, expires (the command's exptime as memcached
-# reads it) and cas = NEW_CAS, where the container has those columns; {set_expiry}
-# only expires (touch and gat keep the CAS, as memcached's do); {joined} the value
-# columns, each NULL as '' (memcached has no NULL), joined by the separator.
-# Each step is (statement, rule); rules: `hit` (a row: ok, answering its value, flags
-# and CAS; none: miss, stop), `matched` (rows matched: ok; none: miss), `ok`,
-# `else_next` (rows matched: ok, stop; none: go on), `duplicate_miss` (ok; a
-# duplicate key: miss), `live` (no row: miss, stop; an expired one: miss, go on; a
-# live one: ok, go on), `number` (no row: miss, stop; else its value must be
-# memcached's decimal 64-bit number, or CLIENT_ERROR; %(number)s is the new number,
-# wrapped at 2^64 or stopped at 0), `cas_miss` (EXISTS or NOT_FOUND, a miss either
-# way), `then` (the outcome stays what the step before decided). A step that SQL
-# refuses is the command's error; a case's statements are one transaction, so an
-# error leaves the rows as they were.
+# back as the same bytes, trailing spaces aside under a PAD SPACE collation: `01` or
+# `1e0` of INT, `abcdefghijk` of CHAR(10)) names no row: a retrieval (get, gets, gat,
+# gats, mg, binary Get and GAT) is a miss, any other command a client_error. A value that does not split at the separator into the
+# value columns (the last one takes the rest) is a client_error when a statement
+# would store it.
+#
+# In the templates: {t} the `_sql` copy; {live} `(expires = 0 OR expires >
+# UNIX_TIMESTAMP())`, TRUE without an expiry column (an expired item is a miss);
+# {joined} the value columns, each NULL as '' (memcached has no NULL), joined by the
+# separator; {set_all} (and {columns}/{marks}, {update_all}) every value column its
+# part of the value, then flags, cas = NEW_CAS and expires (the command's exptime as
+# memcached reads it) where the container has them; {set_expiry} expires alone (touch
+# and gat keep the CAS, as memcached's do); {and_cas} `, cas = NEW_CAS` or nothing;
+# {first}/{last} the first and last value column.
+#
+# Each step is (statement, rule): `hit` (a row: ok, answering its value, flags and
+# CAS; none: miss, stop), `present` (no live row: miss, stop), `absent` (a live row:
+# miss, stop), `matched` (rows matched: ok; none: miss), `ok`, `else_next` (rows
+# matched: ok, stop; none: go on), `duplicate_miss` (ok; a duplicate key: miss),
+# `live` (no row: miss, stop; an expired one: miss, go on; a live one: ok, go on),
+# `number` (no row: miss, stop; its value must be memcached's decimal 64-bit number,
+# else client_error; %(number)s is then the new one, wrapped at 2^64 or stopped at
+# 0), `cas_miss` (EXISTS or NOT_FOUND: a miss either way), `then` (the outcome the
+# steps before decided). A statement SQL refuses makes the command a server_error;
+# a case's statements are one transaction, so an error leaves the rows as they were.
 EQUIVALENT_SQL = {
     "get": [("SELECT {joined}, {flags}, {cas} FROM {t} WHERE k = %(key)s AND {live}",
              "hit")],
@@ -305,8 +310,13 @@ class SqlSide:
             self.execute(f"DELETE FROM {probe}")
             try:
                 self.execute(f"INSERT INTO {probe} (k) VALUES (%s)", (key,))
-                stored = self.rows(f"SELECT k FROM {probe}")[0][0]
-                ok = stored == key
+                stored, padded = self.rows(
+                    f"SELECT k, CHARSET(k) <> 'binary' AND COLLATION(k) NOT LIKE '%%nopad%%' "
+                    f"FROM {probe}")[0]
+                # Under a PAD SPACE collation trailing spaces do not count: CHAR keeps
+                # none, and SQL's WHERE matches the value without them.
+                ok = stored == key or (padded == b"1" and key.startswith(stored)
+                                       and not key[len(stored):].strip(b" "))
             except pymysql.MySQLError:
                 ok = False
             self.key_checks[(shape.name, key)] = ok

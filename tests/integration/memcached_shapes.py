@@ -6,8 +6,9 @@ where the shape has an expiry column, `expired` (a row whose time has passed); k
 labelled `bad...` are not exactly a value of the key column (SQL's strict INSERT
 refuses them, or they do not read back as themselves), `alias...` are other spellings
 that SQL's collation takes for a row's key. The labels only name the keys: which keys
-are values SQL decides (memcached_differential.SqlSide.key_is_value). Rows are in the container's column order: key, value
-columns, then flags, cas, expires where the shape has them.
+are values SQL decides (memcached_differential.SqlSide.key_is_value). Rows are in the
+container's column order: key, value columns, then flags, cas, expires where the
+shape has them.
 """
 
 from memcached_differential import PAST, McShape
@@ -56,7 +57,8 @@ SHAPES = [
                                        ("empty_fields", b"|"))),
     McShape("char_bin", (("k", "CHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PRIMARY KEY"),
                          ("v", "VARCHAR(20) NOT NULL")) + META,
-            rows=STRING_ROWS, keys=STRING_KEYS + (("bad_space", b"abc "), ("upper_absent", b"ABC")),
+            rows=STRING_ROWS, keys=STRING_KEYS + (("alias_space", b"abc "), ("upper_absent", b"ABC"),
+                                                  ("alias_ten_space", (TEN + "  ").encode())),
             more_values=(("empty", b""),)),
     McShape("varchar_ci", (("k", "VARCHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci "
                                  "NOT NULL"),
@@ -68,7 +70,8 @@ SHAPES = [
                   ("éé", "", "", "", 13, 0), ("n", "40", "", "1", 14, 0),
                   ("exp", "o", "l", "d", 15, PAST)),
             keys=STRING_KEYS + (("alias_space", b"abc "), ("alias_upper", b"ABC"),
-                                ("alias_accent", "àbc".encode())),
+                                ("alias_accent", "àbc".encode()),
+                                ("alias_ten_space", (TEN + "  ").encode())),
             write=b"p|q|r", more_values=(("separator", b"p|q|r|s"), ("two_fields", b"p|q"))),
     McShape("varbinary", (("k", "VARBINARY(10) PRIMARY KEY"), ("v", "VARBINARY(20) NOT NULL"))
             + META,
