@@ -133,9 +133,9 @@ class Snapshot:
 # INSERT of it into a copy of the key column alone is refused, or it does not read
 # back as the same bytes, trailing spaces aside under a PAD SPACE collation: `01` or
 # `1e0` of INT, `abcdefghijk` of CHAR(10)) names no row: a retrieval (get, gets, gat,
-# gats, mg, binary Get and GAT) is a miss, any other command a client_error. A value that does not split at the separator into the
-# value columns (the last one takes the rest) is a client_error when a statement
-# would store it.
+# gats, mg, binary Get and GAT, a multi-get's keys) is a miss, any other command a
+# client_error. A value that does not split at the separator into the value columns
+# (the last one takes the rest) is a client_error when a statement would store it.
 #
 # In the templates: {t} the `_sql` copy; {live} `(expires = 0 OR expires >
 # UNIX_TIMESTAMP())`, TRUE without an expiry column (an expired item is a miss);
@@ -182,12 +182,13 @@ EQUIVALENT_SQL = {
 }
 EQUIVALENT_SQL["decr"] = EQUIVALENT_SQL["incr"]
 EQUIVALENT_SQL["cas"] = EQUIVALENT_SQL["replace"]   # with the CAS `gets` answered
-RETRIEVALS = ("get", "gat")         # ops for which a key that is no value is a miss
+RETRIEVALS = ("get", "gat", "get_multi")    # a key that is no value is a miss to these
 
 # name: (framing, op, exptime). Text and meta keys that are no text key go as base64
 # (meta `b`); text commands skip them.
 COMMANDS = {
     "get": ("text", "get", 0), "gets": ("text", "get", 0),
+    "get_multi": ("text", "get_multi", 0),      # get <key> <the shape's present key>
     "gat": ("text", "gat", FUTURE), "gats": ("text", "gat", FUTURE),
     "set": ("text", "set", 0), "add": ("text", "add", 0), "replace": ("text", "replace", 0),
     "append": ("text", "append", 0), "prepend": ("text", "prepend", 0),
@@ -334,6 +335,8 @@ class SqlSide:
     def run(self, shape, case):
         """(Outcome, statements) of `case` done as SQL on the `_sql` copy."""
         op = op_of(case.command)
+        if op == "get_multi":
+            return self._get_multi(shape, case)
         if not self.key_is_value(shape, case.key):
             kind = "miss" if op in RETRIEVALS else "client_error"
             return Outcome(kind, said="the key is no value of the key column",
@@ -406,6 +409,19 @@ class SqlSide:
             self.execute("ROLLBACK")
             outcome = Outcome("server_error", said=f"{e.args[0]} {e.args[-1]}")
         return outcome, statements
+
+    def _get_multi(self, shape, case):
+        """`get <key> <present>`: each key's get, the hits in the order asked, each
+        under the key it was asked by (memcached's multi-get)."""
+        hits, statements = [], []
+        for key in (case.key, shape.key_bytes("present")):
+            outcome, done = self.run(shape, Case("get", case.key_label, key))
+            statements += done
+            if outcome.kind == "ok":
+                hits.append(b"%s %d %s" % (key, outcome.flags, outcome.value))
+        if not hits:
+            return Outcome("miss"), statements
+        return Outcome("ok", value=b"\n".join(hits), flags=0), statements
 
     def _rule(self, shape, case, rule, matched, rows, args, outcome):
         """(stop here, the outcome so far) after a step with `rule` (see EQUIVALENT_SQL)."""

@@ -57,8 +57,9 @@ SHAPES = [
                                        ("empty_fields", b"|"))),
     McShape("char_bin", (("k", "CHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PRIMARY KEY"),
                          ("v", "VARCHAR(20) NOT NULL")) + META,
-            rows=STRING_ROWS, keys=STRING_KEYS + (("alias_space", b"abc "), ("upper_absent", b"ABC"),
-                                                  ("alias_ten_space", (TEN + "  ").encode())),
+            rows=STRING_ROWS,
+            keys=STRING_KEYS + (("alias_space", b"abc "), ("upper_absent", b"ABC"),
+                                ("alias_ten_space", (TEN + "  ").encode())),
             more_values=(("empty", b""),)),
     McShape("varchar_ci", (("k", "VARCHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci "
                                  "NOT NULL"),

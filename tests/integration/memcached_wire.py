@@ -107,6 +107,8 @@ class McSide:
             line = b"%s %s %d 0 %s" % (case.command.encode(), key, FLAGS, n)
         elif op == "get":
             line = b"%s %s" % (case.command.encode(), key)
+        elif op == "get_multi":         # the key, then the shape's `present` key
+            line = b"get %s @@%s.%s" % (key, shape.name.encode(), shape.key_bytes("present"))
         elif op == "gat":
             line = b"%s %d %s" % (case.command.encode(), exptime, key)
         elif op == "touch":
@@ -124,6 +126,8 @@ class McSide:
         said = answer.decode("latin-1")
         first, _, rest = answer.partition(b"\r\n")
         words = first.split(b" ")
+        if words[0] == b"VALUE" and case.command == "get_multi":
+            return MultiGet.parse(answer, said)
         if words[0] == b"VALUE":
             value = rest[:int(words[3])]
             cas = int(words[4]) if len(words) > 4 else None
@@ -203,3 +207,25 @@ class McSide:
             return Outcome("ok", number=struct.unpack(">Q", body)[0], said=said)
         return Outcome("ok", said=said)
 
+
+
+class MultiGet:
+    """A multi-get's hits as one value: `<row key> <flags> <value>` per hit, one a line,
+    in the order answered."""
+
+    @staticmethod
+    def line(key, flags, value):
+        return b"%s %d %s" % (key, flags, value)
+
+    @staticmethod
+    def parse(answer, said):
+        hits = []
+        while answer.startswith(b"VALUE "):
+            first, _, answer = answer.partition(b"\r\n")
+            words = first.split(b" ")
+            size = int(words[3])
+            row_key = words[1].split(b".", 1)[1]      # after `@@<container>.`
+            hits.append(MultiGet.line(row_key, int(words[2]), answer[:size]))
+            answer = answer[size + 2:]
+        kind = "ok" if answer == b"END\r\n" else "error"
+        return Outcome(kind, value=b"\n".join(hits), flags=0, said=said)
