@@ -28,6 +28,7 @@ NEW_CAS = 1000000
 PAST, FUTURE = 1000000000, 2100000000
 FLAGS = 5
 DELTA = 5
+INITIAL = 7                         # what ma N and binary incr with an initial value create
 ANSWER_TIMEOUT = 10.0
 
 
@@ -182,6 +183,8 @@ EQUIVALENT_SQL = {
 }
 EQUIVALENT_SQL["decr"] = EQUIVALENT_SQL["incr"]
 EQUIVALENT_SQL["cas"] = EQUIVALENT_SQL["replace"]   # with the CAS `gets` answered
+# incr_vivify (ma N, binary incr with an initial value): incr; where that misses, add
+# of INITIAL with flags 0 and exptime 0, answering INITIAL (SqlSide.run).
 RETRIEVALS = ("get", "gat", "get_multi")    # a key that is no value is a miss to these
 
 # name: (framing, op, exptime). Text and meta keys that are no text key go as base64
@@ -197,13 +200,15 @@ COMMANDS = {
     "touch": ("text", "touch", FUTURE),
     "mg": ("meta", "get", 0), "mg_T": ("meta", "gat", FUTURE), "ms": ("meta", "set", 0),
     "md": ("meta", "delete", 0), "ma": ("meta", "incr", 0), "ma_MD": ("meta", "decr", 0),
+    "ma_N": ("meta", "incr_vivify", 0),
     "ms_ME": ("meta", "add", 0), "ms_MR": ("meta", "replace", 0),
     "ms_MA": ("meta", "append", 0), "ms_MP": ("meta", "prepend", 0),
     "bin_get": ("binary", "get", 0), "bin_set": ("binary", "set", 0),
     "bin_add": ("binary", "add", 0), "bin_replace": ("binary", "replace", 0),
     "bin_append": ("binary", "append", 0), "bin_prepend": ("binary", "prepend", 0),
     "bin_delete": ("binary", "delete", 0), "bin_incr": ("binary", "incr", 0),
-    "bin_decr": ("binary", "decr", 0), "bin_touch": ("binary", "touch", FUTURE),
+    "bin_decr": ("binary", "decr", 0), "bin_incr_initial": ("binary", "incr_vivify", 0),
+    "bin_touch": ("binary", "touch", FUTURE),
     "bin_gat": ("binary", "gat", FUTURE),
 }
 APPENDED = b"W"                     # what append and prepend add
@@ -346,28 +351,48 @@ class SqlSide:
             value = APPENDED
         if value is None:
             value = shape.write
-        parts = self.fields(shape, value)
-        t = self.table(shape, "sql")
-        live = (f"({shape.expires} = 0 OR {shape.expires} > UNIX_TIMESTAMP())"
-                if shape.expires else "TRUE")
         exptime = COMMANDS[case.command][2]
+        statements = []
+        self.execute("BEGIN")
+        try:
+            if op == "incr_vivify":     # incr; where it misses, add of the initial value
+                outcome = self._steps(shape, case, "incr", value, FLAGS, exptime, statements)
+                if outcome.kind == "miss":
+                    outcome = self._steps(shape, case, "add", str(INITIAL).encode(), 0, 0,
+                                          statements)
+                    if outcome.kind == "ok":
+                        outcome = Outcome("ok", number=INITIAL)
+            else:
+                outcome = self._steps(shape, case, op, value, FLAGS, exptime, statements)
+            self.execute("COMMIT")
+        except pymysql.MySQLError as e:
+            self.execute("ROLLBACK")
+            outcome = Outcome("server_error", said=f"{e.args[0]} {e.args[-1]}")
+        return outcome, statements
+
+    def _steps(self, shape, case, op, value, flags, exptime, statements):
+        """The outcome of EQUIVALENT_SQL[op] for an item of `value`, `flags` and `exptime`
+        (the statements appended to `statements`); raises SQL's refusal."""
+        parts = self.fields(shape, value)
         assigned = [(c, p) for c, p in zip(shape.values, parts or [])]
         if shape.flags:
-            assigned.append((shape.flags, FLAGS))
+            assigned.append((shape.flags, flags))
         if shape.cas:
             assigned.append((shape.cas, NEW_CAS))
         if shape.expires:
             assigned.append((shape.expires, exptime))
         expiry = [(shape.expires, exptime)] if shape.expires else []
         cas = [(shape.cas, NEW_CAS)] if shape.cas else []
-        joined = ", ".join(f"COALESCE({c}, '')" for c in shape.values)
         args = {"key": case.key, "value": value, "number": None}
         marks = []
         for i, (c, v) in enumerate(assigned):
             args[f"a{i}"] = v
             marks.append(f"%(a{i})s")
         names = {
-            "t": t, "live": live, "joined": joined,
+            "t": self.table(shape, "sql"),
+            "live": (f"({shape.expires} = 0 OR {shape.expires} > UNIX_TIMESTAMP())"
+                     if shape.expires else "TRUE"),
+            "joined": ", ".join(f"COALESCE({c}, '')" for c in shape.values),
             "flags": shape.flags or "0", "cas": shape.cas or "NULL",
             "first": shape.values[0], "last": shape.values[-1],
             "columns": ", ".join(["k"] + [c for c, _ in assigned]),
@@ -377,38 +402,27 @@ class SqlSide:
             "set_expiry": ", ".join(f"{c} = {v}" for c, v in expiry) or "k = k",
             "and_cas": "".join(f", {c} = {v}" for c, v in cas),
         }
-        statements = []
         outcome = None
-        self.execute("BEGIN")
-        try:
-            for template, rule in EQUIVALENT_SQL[op]:
-                if parts is None and ("{set_all}" in template or "{marks}" in template):
-                    outcome = Outcome("client_error", said="the value does not split",
-                                      reason="split")
-                    break
-                sql = template.format(**names)
-                statements.append(self._show(sql, args))
-                if sql.startswith("SELECT"):
-                    rows = self.rows(sql, args)
-                    matched = len(rows)
-                else:
-                    try:
-                        matched = self.execute(sql, args)
-                    except pymysql.err.IntegrityError as e:
-                        if rule == "duplicate_miss" and e.args[0] == 1062:
-                            outcome = Outcome("miss")
-                            break
-                        raise
-                done, outcome = self._rule(shape, case, rule, matched,
-                                           rows if sql.startswith("SELECT") else None,
-                                           args, outcome)
-                if done:
-                    break
-            self.execute("COMMIT")
-        except pymysql.MySQLError as e:
-            self.execute("ROLLBACK")
-            outcome = Outcome("server_error", said=f"{e.args[0]} {e.args[-1]}")
-        return outcome, statements
+        for template, rule in EQUIVALENT_SQL[op]:
+            if parts is None and ("{set_all}" in template or "{marks}" in template):
+                return Outcome("client_error", said="the value does not split", reason="split")
+            sql = template.format(**names)
+            statements.append(self._show(sql, args))
+            rows = None
+            if sql.startswith("SELECT"):
+                rows = self.rows(sql, args)
+                matched = len(rows)
+            else:
+                try:
+                    matched = self.execute(sql, args)
+                except pymysql.err.IntegrityError as e:
+                    if rule == "duplicate_miss" and e.args[0] == 1062:
+                        return Outcome("miss")
+                    raise
+            done, outcome = self._rule(shape, case, rule, matched, rows, args, outcome)
+            if done:
+                break
+        return outcome
 
     def _get_multi(self, shape, case):
         """`get <key> <present>`: each key's get, the hits in the order asked, each

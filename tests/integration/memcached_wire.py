@@ -8,8 +8,8 @@ import base64
 import socket
 import struct
 
-from memcached_differential import (ANSWER_TIMEOUT, APPENDED, COMMANDS, DELTA, FLAGS, Outcome,
-                                    text_key)
+from memcached_differential import (ANSWER_TIMEOUT, APPENDED, COMMANDS, DELTA, FLAGS, INITIAL,
+                                    Outcome, text_key)
 from memcached_support import binary_request
 
 BINARY_OPCODES = {"get": 0x00, "set": 0x01, "add": 0x02, "replace": 0x03, "delete": 0x04,
@@ -91,7 +91,8 @@ class McSide:
                      "set": [b"ms", n] + stored, "add": [b"ms", n, b"ME"] + stored,
                      "replace": [b"ms", n, b"MR"] + stored, "append": [b"ms", n, b"MA"],
                      "prepend": [b"ms", n, b"MP"], "delete": [b"md"],
-                     "incr": [b"ma", b"v"], "decr": [b"ma", b"MD", b"v"]}[op]
+                     "incr": [b"ma", b"v"], "decr": [b"ma", b"MD", b"v"],
+                     "incr_vivify": [b"ma", b"N0", b"J%d" % INITIAL, b"v"]}[op]
             if text_key(key):
                 words.insert(1, key)
             else:
@@ -166,9 +167,11 @@ class McSide:
             body = value
         elif op in ("incr", "decr"):
             extras = struct.pack(">QQI", DELTA, 0, 0xffffffff)   # no initial value
+        elif op == "incr_vivify":
+            extras = struct.pack(">QQI", DELTA, INITIAL, 0)      # create INITIAL, never expire
         elif op in ("touch", "gat"):
             extras = struct.pack(">I", exptime)
-        data = binary_request(BINARY_OPCODES[op], key, body, extras, opaque=1)
+        data = binary_request(BINARY_OPCODES.get(op, 0x05), key, body, extras, opaque=1)
         data += binary_request(BINARY_NOOP, opaque=2)
 
         def done(buf):
@@ -203,7 +206,7 @@ class McSide:
             return Outcome("server_error", said=said)
         if op in ("get", "gat"):
             return Outcome("ok", value=body, flags=struct.unpack(">I", extras)[0], said=said)
-        if op in ("incr", "decr"):
+        if op in ("incr", "decr", "incr_vivify"):
             return Outcome("ok", number=struct.unpack(">Q", body)[0], said=said)
         return Outcome("ok", said=said)
 
