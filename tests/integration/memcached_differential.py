@@ -154,7 +154,9 @@ class Snapshot:
 # `live` (no row: miss, stop; an expired one: miss, go on; a live one: ok, go on),
 # `number` (no row: miss, stop; its value must be memcached's decimal 64-bit number,
 # else client_error; %(number)s is then the new one, wrapped at 2^64 or stopped at
-# 0), `cas_miss` (EXISTS or NOT_FOUND: a miss either way), `then` (the outcome the
+# 0), `cas_miss` (EXISTS or NOT_FOUND: a miss either way), `stale` (a delete whose
+# CAS is not the item's: a miss, and an expired item is deleted still, as any delete
+# deletes it; no row or a live one: stop), `then` (the outcome the
 # steps before decided). A statement SQL refuses makes the command a server_error;
 # a case's statements are one transaction, so an error leaves the rows as they were.
 EQUIVALENT_SQL = {
@@ -172,6 +174,8 @@ EQUIVALENT_SQL = {
     "replace": [("SELECT 1 FROM {t} WHERE k = %(key)s AND {live} FOR UPDATE", "present"),
                 ("UPDATE {t} SET {set_all} WHERE k = %(key)s", "then")],
     "cas_stale": [("SELECT 1 FROM {t} WHERE k = %(key)s AND {live} FOR UPDATE", "cas_miss")],
+    "delete_stale": [("SELECT {live} FROM {t} WHERE k = %(key)s FOR UPDATE", "stale"),
+                     ("DELETE FROM {t} WHERE k = %(key)s", "then")],
     "append": [("UPDATE {t} SET {last} = CONCAT(COALESCE({last}, ''), %(value)s){and_cas} "
                 "WHERE k = %(key)s AND {live}", "matched")],
     "prepend": [("UPDATE {t} SET {first} = CONCAT(%(value)s, COALESCE({first}, '')){and_cas} "
@@ -183,6 +187,7 @@ EQUIVALENT_SQL = {
 }
 EQUIVALENT_SQL["decr"] = EQUIVALENT_SQL["incr"]
 EQUIVALENT_SQL["cas"] = EQUIVALENT_SQL["replace"]   # with the CAS `gets` answered
+EQUIVALENT_SQL["delete_cas"] = EQUIVALENT_SQL["delete"]     # with the CAS mg answered
 # incr_vivify (ma N, binary incr with an initial value): incr; where that misses, add
 # of INITIAL with flags 0 and exptime 0, answering INITIAL (SqlSide.run).
 RETRIEVALS = ("get", "gat", "get_multi")    # a key that is no value is a miss to these
@@ -202,6 +207,8 @@ COMMANDS = {
     "md": ("meta", "delete", 0), "ma": ("meta", "incr", 0), "ma_MD": ("meta", "decr", 0),
     "ma_N": ("meta", "incr_vivify", 0),
     "ms_ME": ("meta", "add", 0), "ms_MR": ("meta", "replace", 0),
+    "ms_C": ("meta", "cas", 0), "md_C": ("meta", "delete_cas", 0),
+    "md_C_stale": ("meta", "delete_stale", 0),      # C: the CAS `mg k c` answered (+1)
     "ms_MA": ("meta", "append", 0), "ms_MP": ("meta", "prepend", 0),
     "bin_get": ("binary", "get", 0), "bin_set": ("binary", "set", 0),
     "bin_add": ("binary", "add", 0), "bin_replace": ("binary", "replace", 0),
@@ -451,6 +458,8 @@ class SqlSide:
             return True, Outcome("miss")
         if rule == "live":
             return False, Outcome("ok" if rows[0][0] == b"1" else "miss")
+        if rule == "stale":
+            return not rows or rows[0][0] == b"1", Outcome("miss")
         if rule == "number":
             number = memcached_number(shape.separator.encode().join(rows[0]))
             if number is None:

@@ -92,12 +92,16 @@ class McSide:
                      "replace": [b"ms", n, b"MR"] + stored, "append": [b"ms", n, b"MA"],
                      "prepend": [b"ms", n, b"MP"], "delete": [b"md"],
                      "incr": [b"ma", b"v"], "decr": [b"ma", b"MD", b"v"],
-                     "incr_vivify": [b"ma", b"N0", b"J%d" % INITIAL, b"v"]}[op]
-            if text_key(key):
-                words.insert(1, key)
-            else:
-                words[1:1] = [base64.b64encode(key)]
-                words.append(b"b")
+                     "incr_vivify": [b"ma", b"N0", b"J%d" % INITIAL, b"v"],
+                     "cas": [b"ms", n] + stored, "delete_cas": [b"md"],
+                     "delete_stale": [b"md"]}[op]
+            given = key if text_key(key) else base64.b64encode(key)
+            b64 = [] if text_key(key) else [b"b"]
+            if op in ("cas", "delete_cas", "delete_stale"):
+                cas = self._meta_cas(case, given, b64) + (op == "delete_stale")
+                words.append(b"C%d" % cas)
+            words[1:1] = [given]
+            words += b64
             data = b" ".join(words) + b"\r\n" + (value + b"\r\n" if words[0] == b"ms" else b"")
             return self._parse_text(self._text_answer(data), case)
         if op in ("cas", "cas_stale"):
@@ -121,6 +125,12 @@ class McSide:
         has_data = line.split()[0] in (b"set", b"add", b"replace", b"append", b"prepend", b"cas")
         data = line + b"\r\n" + (value + b"\r\n" if has_data else b"")
         return self._parse_text(self._text_answer(data), case)
+
+    def _meta_cas(self, case, given, b64):
+        """The CAS `mg <key> c` answers (1 for a miss)."""
+        answer = self._text_answer(b" ".join([b"mg", given, b"c"] + b64) + b"\r\n")
+        words = answer.split(b"\r\n")[0].split(b" ")
+        return next((int(w[1:]) for w in words[1:] if w.startswith(b"c")), 1)
 
     @staticmethod
     def _parse_text(answer, case):
