@@ -20,11 +20,9 @@ The rule where memcached's semantics and SQL's differ: SQL's rules for the row w
 and memcached's words answer. A key that is not exactly a value of the key column
 (strict mode refuses it, or it does not read back as itself: `01` of INT) is a miss
 to a retrieval, and every other command of it is refused with a CLIENT_ERROR.
-ACCEPTED lists where the expectation departs from plain SQL on purpose, and why;
-KNOWN lists what main does differently today, keyed by issue 26's items, as strict
-xfails: a listed case that agrees, or disagrees otherwise than its item says, fails.
+ACCEPTED lists where the expectation departs from plain SQL on purpose, and why.
 ROWSOCKET_DIFF_REPORT=<file> appends every disagreement there, one JSON object per
-line (listed ones with their item).
+line.
 
 One server for the module; tables and containers are made before any memcached
 connection opens. Each case refills a copy only when the case before changed it.
@@ -39,8 +37,7 @@ import pytest
 import harness
 import servers
 import targets
-from memcached_differential import (APPENDED, COMMANDS, PAST, RETRIEVALS, Case, SqlSide,
-                                    op_of, text_key)
+from memcached_differential import COMMANDS, Case, SqlSide, op_of, text_key
 from memcached_shapes import SHAPES
 from memcached_wire import McSide
 
@@ -77,119 +74,6 @@ ACCEPTED = [
      "(the statement would change no row)"),
 ]
 
-# -- what main does differently today (issue 26's items) -----------------------------------
-#
-# Each item says which cases it covers (by shape and key label, or by a model of
-# main's fault computed from the shape's rows) and what their disagreement looks
-# like. When a fix lands, its cases agree and fail as listed: drop the item.
-
-NUMERIC_KEYS = ("int_key", "bigint_unsigned", "partitioned")
-STRING_KEYS = ("char_bin", "varchar_ci", "varbinary")
-
-
-# Keys main converts into one no row has (2147483647, a key cut to ten characters
-# of which none is there, '?' for bytes no utf8mb4 has): main's retrievals miss too.
-CONVERTED_TO_NO_ROW = ("bad_2^31", "bad_multibyte_11", "bad_bytes")
-
-
-def _bad_key(names):
-    def applies(shape, case):
-        if shape.name not in names or not case.key_label.startswith("bad"):
-            return False
-        if case.key_label not in CONVERTED_TO_NO_ROW:
-            return True
-        # Those keys main answers right by chance: a retrieval's miss; a binary incr
-        # creating its initial value in several value columns, whose split main
-        # refuses with the status (Invalid arguments) the key should have had.
-        vivify = case.command == "bin_incr_initial" and len(shape.values) > 1
-        return op_of(case.command) not in RETRIEVALS and not vivify
-    return applies
-
-
-def _row_named(shape, case):
-    """The row a key names, as main reads it: `alias...` keys name `present`'s row
-    (`alias_ten...` the row of `ten`)."""
-    label = case.key_label
-    if label.startswith("alias"):
-        label = "ten" if label.startswith("alias_ten") else "present"
-    key = shape.key_bytes(label)
-    return next((r for r in shape.rows if _bytes(r[0]) == key), None)
-
-
-def _bytes(v):
-    return v if isinstance(v, (bytes, type(None))) else str(v).encode()
-
-
-def _rewrites_columns(ops):
-    """main's append, prepend, touch and gat store every value column again, from the
-    item's joined value split again at the separator (NULL read as ''): that changes
-    the row where a column but the last holds the separator or a column is NULL, and
-    fails where a value column is generated."""
-    def applies(shape, case):
-        if op_of(case.command) not in ops or case.key_label.startswith("bad"):
-            return False
-        row = _row_named(shape, case)
-        if row is None or (shape.expires and row[-1] == PAST):
-            return False
-        n = len(shape.values)
-        cols = [_bytes(v) for v in row[1:1 + n]]
-        add = case.value if case.value is not None else APPENDED
-        if op_of(case.command) == "append":
-            cols[-1] = (cols[-1] or b"") + add
-        elif op_of(case.command) == "prepend":
-            cols[0] = add + (cols[0] or b"")
-        sep = shape.separator.encode()
-        again = sep.join(c or b"" for c in cols).split(sep, n - 1)
-        written = {"append": shape.values[-1:], "prepend": shape.values[:1]}.get(
-            op_of(case.command), ())      # what SQL's statement writes (and may refuse)
-        generated = any("AS (" in d for c, d in shape.columns
-                        if c in shape.values and c not in written)
-        return again != cols or generated
-    return applies
-
-
-def _differs(sql, rs, problems):
-    return any(p.startswith("outcome") for p in problems)
-
-
-def _column_damage(sql, rs, problems):
-    return any(p.startswith("rows") for p in problems) or rs.kind == "server_error"
-
-
-def _idxnum(sql, rs, problems):
-    return "idxnum" in rs.said or "Out of memory" in rs.said   # binary: status 0x82
-
-
-# item: (what main does, which cases, how their disagreement looks)
-KNOWN = {
-    "item5": ("an INT or BIGINT UNSIGNED key that is not exactly a value (x, 1abc, 1.4, "
-              "01, 1e0, -0, +7, out of range) is converted: it reads and writes another "
-              "item, or its write answers SQL's error or a miss, not CLIENT_ERROR",
-              _bad_key(NUMERIC_KEYS), _differs),
-    "item6": ("a CHAR/VARCHAR/VARBINARY(10) key of 11 or more characters (or bytes), or "
-              "of bytes that are no utf8mb4, is cut or converted: it reads and writes "
-              "another item, or its write answers SQL's error or a miss, not CLIENT_ERROR",
-              _bad_key(STRING_KEYS), _differs),
-    "item7": ("append and prepend rewrite every value column from the joined value "
-              "split again", _rewrites_columns(("append", "prepend")), _column_damage),
-    "item8": ("touch, gat and mg T rewrite every value column from the joined value "
-              "split again", _rewrites_columns(("touch", "gat")), _column_damage),
-    "item16": ("a container on a system-versioned table answers SERVER_ERROR 2 idxnum "
-               "to every command", lambda shape, case: shape.name == "versioned", _idxnum),
-}
-
-
-def known_item(shape, case):
-    for item, (_, applies, _) in KNOWN.items():
-        if applies(shape, case):
-            return item
-    return None
-
-
-class KnownDifference(Exception):
-    """A case that disagrees as its KNOWN item says."""
-
-
 # -- the cases ---------------------------------------------------------------------------------
 
 VALUE_COMMANDS = ("set", "add", "replace", "append", "prepend", "cas")
@@ -213,10 +97,7 @@ ALL = [(s, c) for s in SHAPES for c in cases(s)]
 
 
 def _param(shape, case):
-    item = known_item(shape, case)
-    marks = [pytest.mark.xfail(strict=True, raises=KnownDifference,
-                               reason=f"issue 26 {item}: {KNOWN[item][0]}")] if item else []
-    return pytest.param(shape, case, marks=marks, id=f"{shape.name}-{case.id()}")
+    return pytest.param(shape, case, id=f"{shape.name}-{case.id()}")
 
 
 # -- the module's server and copies -------------------------------------------------------------
@@ -311,7 +192,7 @@ def disagreements(shape, case, sql_outcome, sql_snap, rs_outcome, rs_snap):
     return found
 
 
-def save_report(shape, case, item, sql_outcome, statements, rs_outcome, problems):
+def save_report(shape, case, sql_outcome, statements, rs_outcome, problems):
     path = os.environ.get("ROWSOCKET_DIFF_REPORT")
     if not path:
         return
@@ -319,7 +200,7 @@ def save_report(shape, case, item, sql_outcome, statements, rs_outcome, problems
         f.write(json.dumps({
             "shape": shape.name, "command": case.command, "key": case.key.decode("latin-1"),
             "key_label": case.key_label, "value": (case.value or b"").decode("latin-1"),
-            "known": item, "sql": str(sql_outcome), "sql_statements": statements,
+            "sql": str(sql_outcome), "sql_statements": statements,
             "rowsocket": str(rs_outcome), "problems": problems}) + "\n")
 
 
@@ -329,16 +210,9 @@ def test_memcached_agrees_with_sql(lab, shape, case):
                                                    lambda: lab.sql.run(shape, case))
     rs_outcome, rs_snap = lab.side(shape, "rs", case, lambda: lab.mc.run(shape, case))
     problems = disagreements(shape, case, sql_outcome, sql_snap, rs_outcome, rs_snap)
-    item = known_item(shape, case)
     if problems:
-        save_report(shape, case, item, sql_outcome, statements, rs_outcome, problems)
+        save_report(shape, case, sql_outcome, statements, rs_outcome, problems)
     text = "\n  ".join([f"{shape.name} / {case.command} key {case.key!r}"
                         + (f" value {case.value!r}" if case.value is not None else "")]
                        + [f"SQL: {s}" for s in statements] + problems)
-    if item is None:
-        assert not problems, text
-        return
-    assert problems, f"listed as issue 26 {item} but agrees with SQL: drop it from KNOWN"
-    assert KNOWN[item][2](sql_outcome, rs_outcome, problems), \
-        f"listed as issue 26 {item}, but disagrees otherwise:\n  {text}"
-    raise KnownDifference(text)
+    assert not problems, text
