@@ -37,11 +37,9 @@ void EngineExecutor::SweepExpiredItems(uint64_t now_ms) {
   std::vector<std::string> names = {"default"};
   for (const auto& [name, cached] : container_mapping_)
     if (cached.found && name != "default") names.push_back(name);
-  // Nothing waits for the sweep: a row another transaction holds is left for a
-  // later pass, and so is a table under LOCK TABLES, FLUSH TABLES WITH READ LOCK or
-  // a backup. (The next batch waits again: ApplyLockWaitTimeout.)
-  StopWaitingForRowLocks();
-  thread_.thd()->variables.lock_wait_timeout = 0;
+  // Nothing waits for the sweep (the worker's THD waits for no lock: ApplyNoWait):
+  // a row another transaction holds is left for a later pass, and so is a table
+  // under LOCK TABLES, FLUSH TABLES WITH READ LOCK or a backup.
   batch_start_ms_ = now_ms;  // the container mapping's age counts from it
   thread_.BeginBatch(SQLCOM_INSERT);
   tables_.BeginBatch(batch_start_ms_);
