@@ -72,6 +72,13 @@ uint SyncWaitBits(const Request& r) {
   }
 }
 
+// Numbers every batch of every executor: a connection may be served by any worker
+// of its listener, and remembers batches by number (lock_wait.cc).
+uint64_t NextBatchNumber() {
+  static std::atomic<uint64_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 }  // namespace
 
 const char* GaleraState() {
@@ -130,7 +137,7 @@ bool EngineExecutor::SchemaAllowed(std::string_view db) const {
 
 uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
   batch_start_ms_ = NowMs();
-  ++batch_number_;
+  batch_number_ = NextBatchNumber();
   stats_->batches.Add();
   stats_->batch_requests.Add(count);
   ApplyNoWait(batch_start_ms_, true);
@@ -768,7 +775,10 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
   // The worker's THD waits for no lock: a table lock or backup lock another thread
   // holds fails the lock at once, and the group's connections run apart.
   const bool locked = causal.ok() && group_.Lock(writes, locking_reads, false);
-  if (causal.ok() && !locked && group_.refusal() != GroupTransaction::Refusal::kGalera) {
+  // (A KILL also fails the lock: the group then answers it.)
+  const bool killed = thread_.thd()->killed != NOT_KILLED;
+  if (causal.ok() && !locked && !killed &&
+      group_.refusal() != GroupTransaction::Refusal::kGalera) {
     group_.End();
     return GroupRun::kLockBusy;
   }
@@ -791,7 +801,9 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
       items[i].deferred = items[i].out->size() >= items[i].out_limit;
       if (items[i].deferred) continue;
       if (!locked && steps_[i].index) {
-        AnswerError(items[i], causal.ok() ? ErrorStatus(WireError::kLockTables) : causal);
+        AnswerError(items[i], !causal.ok() ? causal
+                              : killed     ? KilledStatus(thread_.thd())
+                                           : ErrorStatus(WireError::kLockTables));
         continue;
       }
       if (!Answer(items[i], steps_[i])) continue;

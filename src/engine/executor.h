@@ -149,7 +149,7 @@ class EngineExecutor : public Executor {
   std::vector<char> outside_;
   std::vector<char> run_kinds_;  // by item: which group of RunBatch runs it
   size_t batch_count_ = 0;
-  uint64_t batch_number_ = 0;    // counts Execute calls
+  uint64_t batch_number_ = 0;    // the running batch's, unique among all executors
   RowRequests rows_;
   GroupTransaction group_;
   Accounts accounts_;
