@@ -12,7 +12,7 @@ and rows of t2 on the HandlerSocket write port. Reports each kind of other reque
 p50, p99 and max latency in both runs. Goal: the locked run's p99 within 50 ms of
 the unlocked run's. Writes bench/results/<date>-<time>-lock-stall.md.
 
-    bench/lock_stall.py [--seconds 10] [--others 2] [--hot 1] [--plugin PATH]
+    bench/lock_stall.py [--seconds 10] [--others 2] [--hot 4] [--plugin PATH]
 """
 
 import argparse
@@ -153,7 +153,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--others", type=int, default=2, help="other clients per listener")
-    ap.add_argument("--hot", type=int, default=1, help="writers of the locked rows per listener")
+    ap.add_argument("--hot", type=int, default=4, help="writers of the locked rows per listener")
     ap.add_argument("--plugin", default=os.path.join(ROOT, "build", "src", "plugin", "rowsocket.so"))
     ap.add_argument("--note", default="")
     args = ap.parse_args()
