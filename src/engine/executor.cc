@@ -72,6 +72,13 @@ uint SyncWaitBits(const Request& r) {
   }
 }
 
+// Numbers every batch of every executor: a connection may be served by any worker
+// of its listener, and remembers batches by number (lock_wait.cc).
+uint64_t NextBatchNumber() {
+  static std::atomic<uint64_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 }  // namespace
 
 const char* GaleraState() {
@@ -94,7 +101,7 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       sweeps_expired_items_(std::strcmp(info.listener, "memcached") == 0 && info.slot == 0),
       flushes_(flushes) {
   if (!thread_.ok()) return;
-  ApplyLockWaitTimeout(NowMs(), false);
+  ApplyNoWait(NowMs(), false);
   if (std::strcmp(info.listener, "memcached") == 0) {
     // Each memcached command reads and writes the row of one key, so its batches
     // run in READ COMMITTED: a locking read of a key no row has takes no gap lock.
@@ -129,40 +136,10 @@ void EngineExecutor::Interrupt() {
   thread_.Interrupt();
 }
 
-// A worker serves many connections: a request waiting for a lock stalls them all,
-// so rowsocket's threads wait at most rowsocket_lock_wait_timeout for a row lock
-// (then the request answers the storage engine's lock wait timeout error), and as
-// long for a table's metadata lock or table lock (LOCK TABLES, DDL; then the
-// request answers `open_table` or `lock_tables`). Backup locks are the exception:
-// writes wait for FLUSH TABLES WITH READ LOCK and backups as SQL's writes do.
-// While the server is still starting (plugins load before InnoDB's variables can be
-// looked up) setting it fails; it is retried before every batch and once a second
-// while idle, until it holds.
-void EngineExecutor::ApplyLockWaitTimeout(uint64_t now_ms, bool before_batch) {
-  const uint32_t seconds = options_.tunables->lock_wait_timeout.load(std::memory_order_relaxed);
-  if (seconds == applied_lock_wait_timeout_) return;
-  if (!before_batch && now_ms - last_lock_wait_attempt_ms_ < 1000) return;
-  last_lock_wait_attempt_ms_ = now_ms;
-  thread_.thd()->variables.lock_wait_timeout = seconds;
-  if (thread_.SetSessionVariable("innodb_lock_wait_timeout", seconds))
-    applied_lock_wait_timeout_ = seconds;
-}
-
-// A batch waits for row locks for one lock wait at most: once a request has waited
-// in vain, its later requests that meet a row locked by another transaction answer
-// the same error at once (innodb_lock_wait_timeout=0) instead of each waiting its
-// own timeout while the worker's other connections wait with them. The next batch
-// waits again (ApplyLockWaitTimeout).
-void EngineExecutor::StopWaitingForRowLocks() {
-  if (applied_lock_wait_timeout_ == 0) return;
-  applied_lock_wait_timeout_ = 0;
-  thread_.SetSessionVariable("innodb_lock_wait_timeout", 0);
-}
-
 void EngineExecutor::Tick() {
   tables_.ReleaseContended();
   uint64_t now = NowMs();
-  ApplyLockWaitTimeout(now, false);
+  ApplyNoWait(now, false);
   if (sweeps_expired_items_) {
     CarryOutFlushes(now);
     SweepExpiredItems(now);
@@ -182,27 +159,16 @@ bool EngineExecutor::SchemaAllowed(std::string_view db) const {
 
 uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
   batch_start_ms_ = NowMs();
+  batch_number_ = NextBatchNumber();
   stats_->batches.Add();
   stats_->batch_requests.Add(count);
-  if (!info_.read_only) ApplyLockWaitTimeout(batch_start_ms_, true);
+  ApplyNoWait(batch_start_ms_, true);
   thread_.BeginBatch(info_.read_only ? SQLCOM_SELECT : SQLCOM_INSERT);
   tables_.BeginBatch(batch_start_ms_);
   Prepare(items, count);
   thread_.ShowExecuting();
-  if (!RunWithRetry(items, 0, count)) {
-    // Rolled back twice: the batch's requests collide with another transaction's.
-    RunEachConnection(items, count);
-  } else if (group_lock_failed_ && items[0].bindings != items[count - 1].bindings) {
-    // A table of the batch stayed locked (LOCK TABLES, DDL) for the whole lock wait:
-    // the connections whose tables are free must not fail with it. They run again
-    // on their own, without waiting; the others answer the lock error at once.
-    for (size_t i = count; i-- > 0;) ResponseWriter(items[i].out).Truncate(marks_[i]);
-    THD* thd = thread_.thd();
-    const ulong wait = thd->variables.lock_wait_timeout;
-    thd->variables.lock_wait_timeout = 0;
-    RunEachConnection(items, count);
-    thd->variables.lock_wait_timeout = wait;
-  }
+  RunBatch(items, count);
+  EndLockWaits(items, count);
   // Requests are counted once they are answered (a deferred one runs again later).
   for (size_t i = 0; i < count; ++i)
     if (!items[i].deferred) CountRequest(*items[i].request);
@@ -211,18 +177,22 @@ uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
   return group_.TakeFlushTicket();
 }
 
-// Each connection's requests as a transaction of their own, and if even that keeps
-// being rolled back, each request alone, retried as a group is (one a deadlock fails
-// every time is answered so).
-void EngineExecutor::RunEachConnection(BatchItem* items, size_t count) {
-  for (size_t begin = 0; begin < count;) {
-    size_t end = begin + 1;
-    while (end < count && items[end].bindings == items[begin].bindings) ++end;
-    if (end - begin == count || !RunWithRetry(items, begin, end)) {
-      for (size_t i = begin; i < end; ++i)
-        if (!RunWithRetry(items, i, i + 1)) RunGroup(items, i, i + 1);
+// The members of [begin, end) (see Member) of each connection as a transaction of
+// their own, and if even that keeps being rolled back, each request alone (one a
+// deadlock fails is answered so).
+void EngineExecutor::RunEachConnection(BatchItem* items, size_t begin, size_t end) {
+  for (size_t first = begin; first < end;) {
+    size_t last = first + 1;
+    while (last < end && items[last].bindings == items[first].bindings) ++last;
+    bool members = false;
+    for (size_t i = first; i < last; ++i) members = members || Member(i);
+    if (members && !RunWithRetry(items, first, last)) {
+      for (size_t i = first; i < last; ++i) {
+        if (!Member(i)) continue;
+        if (RunGroup(items, i, i + 1) == GroupRun::kLockBusy) RunLocked(items, i, i + 1);
+      }
     }
-    begin = end;
+    first = last;
   }
 }
 
@@ -230,24 +200,64 @@ uint64_t EngineExecutor::Durable() { return group_.Durable(); }
 
 // If the storage engine rolls a group's transaction back (a deadlock), nothing of
 // it is committed: its answers are discarded and it runs again, since the other
-// transaction has usually gone on by then. False if it was rolled back every time.
+// transaction has usually gone on by then. A group that met a lock it may wait for
+// runs again without the connection that met it (RunGroup), and one whose tables
+// could not be locked runs per connection (RunLocked). False if it was rolled back
+// every time.
 bool EngineExecutor::RunWithRetry(BatchItem* items, size_t begin, size_t end) {
-  for (int attempt = 1;; ++attempt) {
-    if (RunGroup(items, begin, end)) return true;
+  for (int attempt = 1;;) {
+    const GroupRun run = RunGroup(items, begin, end);
+    if (run == GroupRun::kCommitted) return true;
+    if (run == GroupRun::kRerun) continue;  // one connection fewer each time
+    if (run == GroupRun::kLockBusy) {
+      RunLocked(items, begin, end);
+      return true;
+    }
     stats_->rollbacks.Add();
-    for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
+    TruncateMembers(items, begin, end);
     static LogLimit rolled_back;
     LogLimited(&rolled_back, LogLevel::kNotice,
                "%zu write requests rolled back by a deadlock (try %d of %d)", end - begin,
                attempt, kGroupAttempts);
-    if (attempt == kGroupAttempts) return false;
+    if (attempt++ == kGroupAttempts) return false;
   }
 }
 
+void EngineExecutor::TruncateMembers(BatchItem* items, size_t begin, size_t end) {
+  for (size_t i = end; i-- > begin;)
+    if (Member(i)) ResponseWriter(items[i].out).Truncate(marks_[i]);
+}
+
+// Pass 1, in request order. A request whose table another thread has locked (its
+// metadata lock: LOCK TABLES, DDL) waits apart with the rest of its connection; so
+// does, for the next turn, a `P` that binds an id again or an `A`, after requests
+// of its connection that touch rows (should those wait for a lock, the later
+// request must not have taken effect before them).
 void EngineExecutor::Prepare(BatchItem* items, size_t count) {
   steps_.resize(count);
   marks_.resize(count);
-  for (size_t i = 0; i < count; ++i) steps_[i] = PrepareOne(items[i]);
+  parked_.assign(count, 0);
+  outside_.assign(count, 0);
+  batch_count_ = count;
+  tables_.TakeMetLock();
+  bool touched_rows = false;  // by an earlier request of the same connection
+  for (size_t i = 0; i < count; ++i) {
+    marks_[i] = items[i].out->size();
+    items[i].retry_ms = 0;
+    if (i > 0 && items[i - 1].bindings != items[i].bindings) touched_rows = false;
+    if (parked_[i]) continue;
+    const Request& r = *items[i].request;
+    if (touched_rows && SetsUpConnection(items[i])) {
+      Hold(items, i);
+      continue;
+    }
+    steps_[i] = PrepareOne(items[i]);
+    touched_rows = touched_rows || r.type == RequestType::kFind ||
+                   r.type == RequestType::kInsert || r.type == RequestType::kMemcached;
+    if (tables_.TakeMetLock() && steps_[i].answered && !steps_[i].status.ok() &&
+        MayWait(items, i, RowLockLimitMs()))
+      Park(items, i);
+  }
 }
 
 EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
@@ -652,7 +662,14 @@ WireStatus EngineExecutor::CheckContainerGrants(EngineIndexBindings* bindings,
   return ErrorStatus(WireError::kDenied);
 }
 
-void EngineExecutor::AnswerMemcached(const BatchItem& item, const Step& step) {
+// True if the command met a row lock (its answer is then the lock error).
+bool EngineExecutor::AnswerMemcached(const BatchItem& item, const Step& step) {
+  const uint64_t locks_met = rows_.locks_met();
+  AnswerMemcachedRows(item, step);
+  return rows_.locks_met() != locks_met;
+}
+
+void EngineExecutor::AnswerMemcachedRows(const BatchItem& item, const Step& step) {
   const McRequest& mc = *item.request->memcached;
   if (step.answered) {
     if (!step.client_error.empty()) {
@@ -837,7 +854,7 @@ Opened<OpenIndex> EngineExecutor::OpenForThisWorker(IndexBinding* b) {
   return Opened<OpenIndex>::Of(b->opened[slot].get());
 }
 
-bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
+EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
   group_.Clear();
   bool writes = false;
   // memcached's gets read a snapshot, as memcached never makes a get wait; a
@@ -845,21 +862,35 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
   bool locking_reads = false;
   uint sync_wait = 0;
   for (size_t i = begin; i < end; ++i) {
-    if (steps_[i].index == nullptr) continue;
+    if (!Member(i) || steps_[i].index == nullptr) continue;
     group_.Add(steps_[i].index->entry());
     writes = writes || items[i].request->IsWrite();
     locking_reads = locking_reads || items[i].request->type != RequestType::kMemcached;
     sync_wait |= SyncWaitBits(*items[i].request);
   }
   const WireStatus causal = WaitForCluster(sync_wait);
-  const bool locked = causal.ok() && group_.Lock(writes, locking_reads);
-  group_lock_failed_ = causal.ok() && !locked;
+  // The worker's THD waits for no lock: a table lock or backup lock another thread
+  // holds fails the lock at once, and the group's connections run apart.
+  const bool locked = causal.ok() && group_.Lock(writes, locking_reads, false);
+  // (A KILL also fails the lock: the group then answers it.)
+  const bool killed = thread_.thd()->killed != NOT_KILLED;
+  if (causal.ok() && !locked && !killed &&
+      group_.refusal() != GroupTransaction::Refusal::kGalera) {
+    group_.End();
+    return GroupRun::kLockBusy;
+  }
   if (locked && PlanLockOrder(items, begin, end)) {
     // (Answers go to side buffers first, so the group answers every item: a lock
     // order group is single-row writes, whose answers are a few bytes each.)
-    AnswerInLockOrder(items, begin, end);
+    if (!AnswerInLockOrder(items, begin, end)) {
+      // A request met a row lock after others that follow it in request order may
+      // have run: all of it is undone, and it runs again without that connection.
+      group_.End(true);
+      return GroupRun::kRerun;
+    }
   } else {
     for (size_t i = begin; i < end; ++i) {
+      if (!Member(i)) continue;
       marks_[i] = items[i].out->size();
       // Backpressure: a connection whose client has not read its answers gets no
       // more; the server runs the rest of its requests in a later batch. Its output
@@ -867,20 +898,31 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
       items[i].deferred = items[i].out->size() >= items[i].out_limit;
       if (items[i].deferred) continue;
       if (!locked && steps_[i].index) {
-        AnswerError(items[i], causal.ok() ? ErrorStatus(WireError::kLockTables) : causal);
+        AnswerError(items[i], !causal.ok() ? causal
+                              : killed     ? KilledStatus(thread_.thd())
+                                           : ErrorStatus(WireError::kLockTables));
+        continue;
+      }
+      if (!Answer(items[i], steps_[i])) continue;
+      // It met a row lock: a request that has not waited its lock wait timeout yet
+      // waits apart (it changed nothing: a failed request undoes its rows), and the
+      // group goes on without its connection.
+      if (MayWait(items, i, RowLockLimitMs())) {
+        ResponseWriter(items[i].out).Truncate(marks_[i]);
+        Park(items, i);
       } else {
-        Answer(items[i], steps_[i]);
+        CountLockTimeout(items[i]);
       }
     }
   }
   switch (group_.End()) {
     case GroupTransaction::Outcome::kCommitted:
-      return true;
+      return GroupRun::kCommitted;
     case GroupTransaction::Outcome::kRolledBack:
-      return false;
+      return GroupRun::kRolledBack;
     case GroupTransaction::Outcome::kConflict:
       AnswerConflict(items, begin, end);
-      return false;
+      return GroupRun::kRolledBack;
     case GroupTransaction::Outcome::kCommitFailed:
       break;
   }
@@ -888,12 +930,12 @@ bool EngineExecutor::RunGroup(BatchItem* items, size_t begin, size_t end) {
   static LogLimit commit_failed;
   LogLimited(&commit_failed, LogLevel::kError, "commit failed; answering %zu requests with errors",
              end - begin);
-  for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
+  TruncateMembers(items, begin, end);
   for (size_t i = begin; i < end; ++i) {
-    if (items[i].deferred) continue;
+    if (!Member(i) || items[i].deferred) continue;
     AnswerError(items[i], steps_[i].index ? ErrorStatus(WireError::kCommit) : steps_[i].status);
   }
-  return true;
+  return GroupRun::kCommitted;
 }
 
 // wsrep_sync_wait on a Galera node: a group with requests its bits cover (see
@@ -925,15 +967,15 @@ void EngineExecutor::AnswerConflict(BatchItem* items, size_t begin, size_t end) 
   static LogLimit conflict;
   LogLimited(&conflict, LogLevel::kNotice,
              "%zu write requests rolled back by a Galera cluster conflict", end - begin);
-  for (size_t i = end; i-- > begin;) ResponseWriter(items[i].out).Truncate(marks_[i]);
+  TruncateMembers(items, begin, end);
   for (size_t i = begin; i < end; ++i) {
-    if (items[i].deferred) continue;
+    if (!Member(i) || items[i].deferred) continue;
     AnswerError(items[i], steps_[i].index ? WireStatus::StorageCode(HA_ERR_LOCK_DEADLOCK)
                                           : steps_[i].status);
   }
 }
 
-void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
+bool EngineExecutor::Answer(const BatchItem& item, const Step& step) {
   if (item.request->type == RequestType::kMemcached) return AnswerMemcached(item, step);
   ResponseWriter w(item.out);
   const Request& r = *item.request;
@@ -955,12 +997,15 @@ void EngineExecutor::Answer(const BatchItem& item, const Step& step) {
     // the periods of versioned rows change from one to the next (a row two requests
     // of a batch change keeps its middle version as history).
     if (r.IsWrite()) thread_.thd()->set_time();
+    const uint64_t locks_met = rows_.locks_met();
     result = r.type == RequestType::kInsert ? rows_.Insert(r, step.index, &w)
                                             : rows_.Find(r, step.index, &w);
-    if (result.engine_error == HA_ERR_LOCK_WAIT_TIMEOUT) StopWaitingForRowLocks();
+    if (rows_.locks_met() != locks_met) return true;  // counted by the caller
   }
   CountResult(r, result);
+  return false;
 }
+
 
 void EngineExecutor::CountRequest(const Request& r) {
   switch (CategoryOf(r)) {

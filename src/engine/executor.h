@@ -8,7 +8,9 @@
 // transaction for writes; group_transaction.h) before any answer leaves. If the
 // storage engine rolls the transaction back (a deadlock), the answers are discarded
 // and the batch runs again: whole once more, then one transaction per connection,
-// then per request; every answer tells the truth about its request.
+// then per request; every answer tells the truth about its request. The worker's
+// THD waits for no lock: a request that meets one waits apart, with the rest of its
+// connection, and the others go on (lock_wait.cc).
 //
 // Created, used and destroyed on its worker's thread.
 #pragma once
@@ -74,7 +76,8 @@ class EngineExecutor : public Executor {
   void PublishCacheSizes();
   WireStatus BindContainer(ContainerBinding* binding, const KvContainer& container);
   Opened<OpenIndex> OpenContainerIndex(IndexBinding* binding);
-  void AnswerMemcached(const BatchItem& item, const Step& step);
+  bool AnswerMemcached(const BatchItem& item, const Step& step);
+  void AnswerMemcachedRows(const BatchItem& item, const Step& step);
   void AnswerMemcachedWithoutRows(const McRequest& mc, std::string* out);
   void FlushContainer(const McRequest& mc, const Step& step, std::string* out);
   WireStatus SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc);
@@ -92,22 +95,41 @@ class EngineExecutor : public Executor {
   WireStatus RefreshGrants(EngineIndexBindings* bindings, OpenIndex* oi,
                            const std::vector<Field*>& filters, IndexGrants* grants);
 
-  // Runs items[begin..end) in order with their tables locked, as one statement
-  // (reads) or transaction (writes); false if the storage engine rolled it back or
-  // a Galera cluster aborted it.
-  bool RunGroup(BatchItem* items, size_t begin, size_t end);
+  // Runs the members of items[begin..end) (see Member) in order with their tables
+  // locked, as one statement (reads) or transaction (writes).
+  enum class GroupRun {
+    kCommitted,   // (or answered with errors where the commit failed)
+    kRolledBack,  // by the storage engine (a deadlock) or a Galera cluster
+    kLockBusy,    // its tables could not be locked: nothing ran, nothing answered
+    kRerun,       // rolled back: a request met a row lock, its connection waits now
+  };
+  GroupRun RunGroup(BatchItem* items, size_t begin, size_t end);
   WireStatus WaitForCluster(uint sync_wait);
   void AnswerConflict(BatchItem* items, size_t begin, size_t end);
   bool RunWithRetry(BatchItem* items, size_t begin, size_t end);
-  void RunEachConnection(BatchItem* items, size_t count);
-  // Lock order (lock_order.cc): runs a group of single-row writes in key order.
+  void RunEachConnection(BatchItem* items, size_t begin, size_t end);
+  void TruncateMembers(BatchItem* items, size_t begin, size_t end);
+  // Lock order (lock_order.cc): runs a group of single-row writes in key order;
+  // false if a request met a row lock it waits for apart (the group must roll back).
   bool PlanLockOrder(BatchItem* items, size_t begin, size_t end);
-  void AnswerInLockOrder(BatchItem* items, size_t begin, size_t end);
-  void Answer(const BatchItem& item, const Step& step);
+  bool AnswerInLockOrder(BatchItem* items, size_t begin, size_t end);
+  // Writes the answer of one request; true if it met a row lock another transaction
+  // holds (its answer is then the lock error, not yet counted: see RunGroup).
+  bool Answer(const BatchItem& item, const Step& step);
   void CountRequest(const Request& r);
   void CountResult(const Request& r, const RowResult& result);
-  void ApplyLockWaitTimeout(uint64_t now_ms, bool before_batch);
-  void StopWaitingForRowLocks();
+  void CountLockTimeout(const BatchItem& item);
+  // Requests that meet a lock (lock_wait.cc).
+  void ApplyNoWait(uint64_t now_ms, bool before_batch);
+  void RunBatch(BatchItem* items, size_t count);
+  void RunLocked(BatchItem* items, size_t begin, size_t end);
+  bool Member(size_t i) const { return !outside_[i] && !parked_[i]; }
+  bool MayWait(const BatchItem* items, size_t i, uint64_t limit_ms) const;
+  void Park(BatchItem* items, size_t i);
+  void Hold(BatchItem* items, size_t i);
+  bool SetsUpConnection(const BatchItem& item) const;
+  void EndLockWaits(BatchItem* items, size_t count);
+  uint64_t RowLockLimitMs() const;
   // The sweep of expired memcached items (expiry_sweep.cc).
   void SweepExpiredItems(uint64_t now_ms);
   void SweepContainer(const std::string& name, uint32_t budget);
@@ -125,8 +147,15 @@ class EngineExecutor : public Executor {
   std::vector<std::unique_ptr<OpenIndex>> retired_;  // replaced during this batch
   uint64_t last_idle_sweep_ms_ = 0;
   uint64_t batch_start_ms_ = 0;             // steady clock, when Execute began
-  uint32_t applied_lock_wait_timeout_ = 0;  // 0: not applied (yet, or in this batch)
+  bool no_wait_applied_ = false;            // innodb_lock_wait_timeout=0 holds
   uint64_t last_lock_wait_attempt_ms_ = 0;
+  // By item of the running batch: it waits apart for a lock (or a later turn) and
+  // is not run again in this batch; it is outside the group being run.
+  std::vector<char> parked_;
+  std::vector<char> outside_;
+  std::vector<char> run_kinds_;  // by item: which group of RunBatch runs it
+  size_t batch_count_ = 0;
+  uint64_t batch_number_ = 0;    // the running batch's, unique among all executors
   RowRequests rows_;
   GroupTransaction group_;
   Accounts accounts_;
@@ -174,7 +203,6 @@ class EngineExecutor : public Executor {
   std::unordered_map<std::string, FlushedContainer> flushed_;
   std::vector<std::pair<std::string, uint64_t>> flushes_in_effect_;
   uint64_t last_flush_step_ms_ = 0;
-  bool group_lock_failed_ = false;    // the last group run could not lock its tables
   std::atomic<bool> interrupted_{false};  // Interrupt() was called: the worker stops
   // The lock order of the group being run (see PlanLockOrder).
   struct KeySlot {

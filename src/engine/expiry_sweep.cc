@@ -39,11 +39,9 @@ void EngineExecutor::SweepExpiredItems(uint64_t now_ms) {
   const uint64_t max_examined = options_.tunables->max_rows_examined.load(std::memory_order_relaxed);
   if (max_examined != 0) budget = std::min(budget, max_examined - 1);
   if (budget == 0) return;
-  // Nothing waits for the sweep: a row another transaction holds is left for a
-  // later pass, and so is a table under LOCK TABLES, FLUSH TABLES WITH READ LOCK or
-  // a backup. (The next batch waits again: ApplyLockWaitTimeout.)
-  StopWaitingForRowLocks();
-  thread_.thd()->variables.lock_wait_timeout = 0;
+  // Nothing waits for the sweep (the worker's THD waits for no lock: ApplyNoWait):
+  // a row another transaction holds is left for a later pass, and so is a table
+  // under LOCK TABLES, FLUSH TABLES WITH READ LOCK or a backup.
   batch_start_ms_ = now_ms;  // the container mapping's age counts from it
   thread_.BeginBatch(SQLCOM_INSERT);
   tables_.BeginBatch(batch_start_ms_);
@@ -134,8 +132,6 @@ void EngineExecutor::CarryOutFlushes(uint64_t now_ms) {
   if (max_examined != 0 && max_examined - 1 < budget)
     budget = static_cast<uint32_t>(max_examined - 1);
   if (budget == 0) return;  // (rowsocket_max_rows_examined=1: a step examines no row)
-  StopWaitingForRowLocks();
-  thread_.thd()->variables.lock_wait_timeout = 0;
   batch_start_ms_ = now_ms;
   thread_.BeginBatch(SQLCOM_INSERT);
   tables_.BeginBatch(batch_start_ms_);

@@ -34,14 +34,19 @@ void GroupTransaction::Add(TableEntry* entry) {
 }
 
 bool GroupTransaction::Lock(bool writes, bool locking_reads, bool wait) {
+  refusal_ = Refusal::kNone;
   if (tables_.empty()) return true;
-  if (writes && !AcquireBackupProtection(wait)) return false;
+  if (writes && !AcquireBackupProtection(wait)) {
+    refusal_ = Refusal::kBackup;
+    return false;
+  }
   write_statement_ = writes_ && (writes || locking_reads);
   if (writes_ && !write_statement_) LockAsReads(true);
   lock_ = mysql_lock_tables(thd_, tables_.data(), static_cast<uint>(tables_.size()), 0);
   if (lock_ == nullptr) {
     if (writes_ && !write_statement_) LockAsReads(false);
     thd_->clear_error();
+    refusal_ = Refusal::kTables;
     return false;
   }
   if (write_statement_ && !galera_.Begin()) {
@@ -49,6 +54,7 @@ bool GroupTransaction::Lock(bool writes, bool locking_reads, bool wait) {
     LogLimited(&not_started, LogLevel::kError, "could not start a Galera (wsrep) transaction");
     mysql_unlock_tables(thd_, lock_);
     lock_ = nullptr;
+    refusal_ = Refusal::kGalera;
     return false;
   }
   if (write_statement_) BeginWriteStatement();
@@ -104,14 +110,15 @@ void GroupTransaction::EndWriteStatement() {
   thd_->reset_binlog_for_next_statement();
 }
 
-GroupTransaction::Outcome GroupTransaction::End() {
+GroupTransaction::Outcome GroupTransaction::End(bool roll_back) {
   for (TableEntry* e : entries_) RowRequests::EndScan(e);
   Outcome outcome = Outcome::kCommitted;
   if (lock_ != nullptr) {
     if (write_statement_) EndWriteStatement();
-    if (thd_->transaction_rollback_request) {
-      // The engine already undid the whole transaction; end it on the server's side
-      // too (this also clears the rollback request, so a retry can commit).
+    if (roll_back || thd_->transaction_rollback_request) {
+      // The engine already undid the whole transaction (or the caller wants it
+      // undone); end it on the server's side too (this also clears the rollback
+      // request, so a retry can commit).
       trans_rollback_stmt(thd_);
       trans_rollback_implicit(thd_);
       outcome = Outcome::kRolledBack;

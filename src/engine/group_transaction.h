@@ -36,12 +36,18 @@ class GroupTransaction {
   // Locks the tables added, all at once, waiting at most the THD's lock wait; for a
   // group with `writes`, after the backup protection. True when locked (or when
   // the group has no table); false when a lock could not be had, or on a Galera
-  // node the group's wsrep transaction could not start (nothing to undo).
-  // On a write worker, a group without writes whose reads need no row locks
-  // (`locking_reads` false: memcached's gets) runs as a read worker's statement
-  // does: consistent reads that neither wait for nor take row locks. Without `wait`,
-  // writes do not wait for the backup protection either.
+  // node the group's wsrep transaction could not start (nothing to undo; refusal()
+  // says which). On a write worker, a group without writes whose reads need no row
+  // locks (`locking_reads` false: memcached's gets) runs as a read worker's
+  // statement does: consistent reads that neither wait for nor take row locks.
+  // Without `wait`, writes do not wait for the backup protection either.
   bool Lock(bool writes, bool locking_reads = true, bool wait = true);
+
+  // Why the last Lock failed: FLUSH TABLES WITH READ LOCK or a backup stage blocks
+  // writes (kBackup), a table lock is held (kTables), or the Galera transaction
+  // could not start (kGalera).
+  enum class Refusal { kNone, kBackup, kTables, kGalera };
+  Refusal refusal() const { return refusal_; }
 
   enum class Outcome {
     kCommitted,     // or nothing to commit: the group's answers stand
@@ -51,8 +57,9 @@ class GroupTransaction {
                     // brute-force abort): rolled back, nothing of it anywhere
   };
   // Ends the group's statement: ends its scans, commits (or ends the rollback),
-  // unlocks the tables and releases the statement's metadata locks.
-  Outcome End();
+  // unlocks the tables and releases the statement's metadata locks. With
+  // `roll_back`, the group's transaction is rolled back instead (kRolledBack).
+  Outcome End(bool roll_back = false);
 
   // The flush ticket of the commits since the last call that left their log flush
   // to the flusher (see log_flusher.h), or 0 when none did.
@@ -83,6 +90,7 @@ class GroupTransaction {
   std::vector<TABLE*> tables_;        // the group's tables
   std::vector<TableEntry*> entries_;  // the same, as cache entries
   MYSQL_LOCK* lock_ = nullptr;        // while locked
+  Refusal refusal_ = Refusal::kNone;  // why the last Lock failed
 };
 
 }  // namespace rowsocket

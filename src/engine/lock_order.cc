@@ -34,7 +34,7 @@ bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
   const TableEntry* entry = nullptr;
   for (size_t i = begin; i < end; ++i) {
     OpenIndex* oi = steps_[i].index;
-    if (oi == nullptr) continue;  // answered already (P, errors): touches no row
+    if (oi == nullptr || !Member(i)) continue;  // answered already (P, errors): no row
     if (entry == nullptr) entry = oi->entry();
     if (oi->entry() != entry || entry->has_foreign_keys) return false;
     const Request& r = *items[i].request;
@@ -54,6 +54,7 @@ bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
   lock_keys_.clear();
   key_slots_.clear();
   for (size_t i = begin; i < end; ++i) {
+    if (!Member(i)) continue;
     OpenIndex* oi = steps_[i].index;
     KeySlot slot{static_cast<uint32_t>(i), oi, 0, 0};
     if (oi != nullptr) {
@@ -84,21 +85,30 @@ bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
 }
 
 // Runs the group's requests in the planned order, each answer into its own buffer,
-// then hands the answers over in request order.
-void EngineExecutor::AnswerInLockOrder(BatchItem* items, size_t begin, size_t end) {
+// then hands the answers over in request order. A request that meets a row lock it
+// may wait for ends the run (false): its connection waits apart, and the caller
+// rolls the group back (a later request of that connection may have run already).
+bool EngineExecutor::AnswerInLockOrder(BatchItem* items, size_t begin, size_t end) {
   if (lock_answers_.size() < end - begin) lock_answers_.resize(end - begin);
   for (const KeySlot& slot : key_slots_) {
     std::string* answer = &lock_answers_[slot.item - begin];
     answer->clear();
     BatchItem item = items[slot.item];
     item.out = answer;
-    Answer(item, steps_[slot.item]);
+    if (!Answer(item, steps_[slot.item])) continue;
+    if (MayWait(items, slot.item, RowLockLimitMs())) {
+      Park(items, slot.item);
+      return false;
+    }
+    CountLockTimeout(items[slot.item]);
   }
   for (size_t i = begin; i < end; ++i) {
+    if (!Member(i)) continue;
     marks_[i] = items[i].out->size();
     items[i].deferred = false;
     items[i].out->append(lock_answers_[i - begin]);
   }
+  return true;
 }
 
 }  // namespace rowsocket

@@ -120,6 +120,12 @@ class EngineIndexBindings : public IndexBindings {
   ~EngineIndexBindings() override;
 
   AccountLogin login;  // rowsocket_auth=account
+  // The connection's first unanswered request met a lock and waits apart
+  // (lock_wait.cc): since when (steady clock ms; 0: nothing waits), and how often
+  // it has been tried again.
+  uint64_t lock_wait_since_ms = 0;
+  uint32_t lock_wait_tries = 0;
+  uint64_t lock_timed_out_batch = 0;  // the executor's batch in which one answered it
   // The memcached listener: each container's two indexes, by name (see key_value.h).
   std::unordered_map<std::string, std::unique_ptr<ContainerBinding>> containers;
 

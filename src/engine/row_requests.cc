@@ -299,11 +299,13 @@ void RowRequests::Undo(OpenIndex* oi) {
 // The answer to a handler or SQL error (`error` > 0), remembered for the result.
 WireStatus RowRequests::EngineError(int error) {
   engine_error_ = error;
+  if (error == HA_ERR_LOCK_WAIT_TIMEOUT) ++locks_met_;
   return WireStatus::StorageCode(error);
 }
 
 RowResult RowRequests::Fail(int error) {
   thd_->clear_error();
+  if (error == HA_ERR_LOCK_WAIT_TIMEOUT) ++locks_met_;
   RowResult result;
   result.status = WireStatus::StorageCode(error);
   result.engine_error = error;

@@ -64,6 +64,11 @@ class RowRequests {
   RowResult Read(const Request& r, OpenIndex* oi, RowTaker take);
   RowResult Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
 
+  // How many requests so far failed on a row lock another transaction holds
+  // (HA_ERR_LOCK_WAIT_TIMEOUT: the worker's THD waits for no row lock). A caller
+  // compares it before and after a request, whatever the request's kind.
+  uint64_t locks_met() const { return locks_met_; }
+
   // Ends the index scan a find left open on the table (finds of one batch on the
   // same index share a scan). Call before the table is unlocked.
   static void EndScan(TableEntry* entry);
@@ -86,6 +91,7 @@ class RowRequests {
   std::string deferred_rows_;  // row positions of a find-and-modify done in two phases
   RowUndo undo_;               // rows the running find-and-modify has changed
   int engine_error_ = 0;       // the running request's handler or SQL error
+  uint64_t locks_met_ = 0;     // see locks_met()
   std::vector<bool> shared_filter_;     // by filter: its column has other filters
   std::vector<uint32_t> filter_uses_;   // by filter column: filters comparing it
 };

@@ -53,7 +53,10 @@ WireStatus TableCache::Open(TableEntry* entry) {
   std::string key = entry->db;
   key.push_back('\0');
   key.append(entry->name);
-  if (lock_timed_out_.count(key) != 0) return ErrorStatus(WireError::kOpenTable);
+  if (lock_timed_out_.count(key) != 0) {
+    met_lock_ = true;
+    return ErrorStatus(WireError::kOpenTable);
+  }
   MakeRoom();
   LEX_CSTRING db{entry->db.c_str(), entry->db.size()};
   LEX_CSTRING name{entry->name.c_str(), entry->name.size()};
@@ -76,8 +79,10 @@ WireStatus TableCache::Open(TableEntry* entry) {
   bool failed = open_tables(thd_, &list, &counter, MYSQL_OPEN_SKIP_SCOPED_MDL_LOCK);
   if (!failed && (tl.table == nullptr || tl.table->s->tmp_table != NO_TMP_TABLE)) failed = true;
   if (failed) {
-    if (thd_->is_error() && thd_->get_stmt_da()->sql_errno() == ER_LOCK_WAIT_TIMEOUT)
+    if (thd_->is_error() && thd_->get_stmt_da()->sql_errno() == ER_LOCK_WAIT_TIMEOUT) {
       lock_timed_out_.insert(std::move(key));
+      met_lock_ = true;
+    }
     close_thread_tables(thd_);
     thd_->mdl_context.rollback_to_savepoint(savepoint);
     thd_->set_open_tables(saved_open_tables);

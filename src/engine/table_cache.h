@@ -67,9 +67,10 @@ class TableCache {
   // Opens a closed entry again.
   WireStatus Reopen(TableEntry* entry);
 
-  // Starts a batch at `now_ms`: a table whose metadata lock a batch waited for in
-  // vain (rowsocket_lock_wait_timeout) is not waited for again by the same batch,
-  // and tables the batch uses (see MarkUsed) are not closed to make room.
+  // Starts a batch at `now_ms`: a table whose metadata lock another thread held
+  // (the worker's THD waits for no lock: lock_wait_timeout 0) is not tried again by
+  // the same batch, and tables the batch uses (see MarkUsed) are not closed to make
+  // room.
   void BeginBatch(uint64_t now_ms) {
     lock_timed_out_.clear();
     batch_start_ms_ = now_ms;
@@ -79,6 +80,14 @@ class TableCache {
   void MarkUsed(TableEntry* entry) {
     entry->last_used_ms = batch_start_ms_;
     entry->batch_mark = batch_number_;
+  }
+
+  // True if an open since the last call failed because another thread held the
+  // table's metadata lock (LOCK TABLES, DDL): the request may wait apart and retry.
+  bool TakeMetLock() {
+    const bool met = met_lock_;
+    met_lock_ = false;
+    return met;
   }
 
   // Closes tables that DDL or FLUSH waits for. Call between batches only.
@@ -100,6 +109,7 @@ class TableCache {
   uint64_t batch_number_ = 0;
   std::unordered_map<std::string, std::unique_ptr<TableEntry>> entries_;  // "db\0name"
   std::unordered_set<std::string> lock_timed_out_;  // "db\0name", this batch
+  bool met_lock_ = false;                           // see TakeMetLock
 };
 
 }  // namespace rowsocket

@@ -275,10 +275,10 @@ MYSQL_SYSVAR_UINT(idle_table_close, opt_idle_table_close, PLUGIN_VAR_RQCMDARG | 
                   "metadata lock", nullptr, nullptr, 60, 1, 86400, 0);
 
 MYSQL_SYSVAR_UINT(lock_wait_timeout, opt_lock_wait_timeout, PLUGIN_VAR_RQCMDARG,
-                  "Seconds a rowsocket request waits for a row lock (innodb_lock_wait_timeout "
-                  "of rowsocket's threads), a table lock or a table's metadata lock "
-                  "(lock_wait_timeout) before it answers an error; a worker serves many "
-                  "connections, so keep it short",
+                  "Seconds a rowsocket request waits for a row lock, a table lock or a "
+                  "table's metadata lock before it answers an error, counted from when it "
+                  "first met the lock; it waits apart, tried again every few milliseconds, "
+                  "and no other connection waits with it",
                   nullptr,
                   (UpdateTunable<&opt_lock_wait_timeout, &ServerTunables::lock_wait_timeout>), 5,
                   1, 3600, 0);

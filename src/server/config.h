@@ -18,7 +18,7 @@ struct ServerTunables {
   std::atomic<uint32_t> max_line_length{1 << 20};    // bytes, LF included
   std::atomic<uint32_t> max_open_indexes{1024};      // index ids per connection
   std::atomic<uint32_t> max_connections{10000};      // per listener (the plugin derives it)
-  std::atomic<uint32_t> lock_wait_timeout{5};        // seconds a request waits for a row lock
+  std::atomic<uint32_t> lock_wait_timeout{5};        // seconds a request waits (apart) for a lock
   std::atomic<uint32_t> max_answer_size{16 << 20};   // bytes of one answer; 0 = no limit
   std::atomic<uint32_t> max_rows_examined{1000000};  // rows one request may read; 0 = no limit
   // A connection's unsent answers past which its further requests wait (bytes).

@@ -73,6 +73,10 @@ struct BatchItem {
   // server executes them in a later batch, once the client has read.
   size_t out_limit = SIZE_MAX;
   bool deferred = false;
+  // Set with `deferred` on the first deferred item of a connection whose request
+  // met a row or table lock (the executor never waits for one): the server offers
+  // its items again after this many milliseconds, not at once.
+  uint32_t retry_ms = 0;
 };
 
 // Describes the worker an executor serves.
@@ -99,6 +103,10 @@ class Executor {
   // answered with their error; kAuth logs an account in where the connection's
   // listener wants account logins, and is answered with success otherwise (the
   // server has checked the secret already).
+  // A request that meets a lock held by another transaction is deferred with a
+  // `retry_ms` (with every later item of its connection), so that the other
+  // connections of the batch never wait for it; the executor answers its lock
+  // error itself once the request has waited its lock wait timeout.
   // Returns 0 when the answers may leave at once, or a ticket: the batch's writes
   // are committed but not yet durable, and its answers (and any appended after
   // them) must wait until Durable() reaches the ticket; `wake` is called then.

@@ -51,6 +51,7 @@ namespace rowsocket {
   X(commits, "write transactions committed")                                       \
   X(rollbacks, "write batches rolled back (a deadlock, or a Galera conflict) and retried") \
   X(lock_wait_timeouts, "requests answered with a lock wait timeout")              \
+  X(lock_waits, "requests that met a lock and waited apart (each wait counted once)") \
   X(deadlocks, "requests answered with a deadlock error")                          \
   X(galera_writes_refused,                                                         \
     "writes answered `1 1 1047`: the Galera node is not ready for clients (or "     \

@@ -5,7 +5,7 @@
 // it wakes accepts what the backlog holds, one at a time, giving each connection to
 // the worker of the listener serving the fewest (Listener::HandOff). Not io_uring's
 // multishot accept: its wake-up is exclusive, and the one ring it wakes may belong
-// to a worker stuck in a batch (waiting for a row lock, say) that accepts, and serves
+// to a worker in the middle of a long batch that accepts, and serves
 // the connection, only when the batch ends; a poll wakes every ring, and the rings of
 // workers in a batch just find the backlog empty later.
 //

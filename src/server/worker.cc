@@ -149,8 +149,9 @@ void Worker::Loop(Executor* executor) {
     connections_->EnterWait(slot_);
     candidates.clear();
     LoopEvents events;
-    if (!loop_->Wait(again_.empty() ? kTickMs : 0, &events, &candidates)) break;
+    if (!loop_->Wait(WaitTimeout(NowMs()), &events, &candidates)) break;
     stopping_ = events.stop;
+    TakeDueParked(NowMs(), &candidates);
     // A quiet moment also looks for durable answers, should a wake-up have gone
     // to a worker that was stopping.
     bool release = events.durable || (candidates.empty() && again_.empty() && !events.accept);
@@ -209,6 +210,7 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
   const uint64_t ticket = executor->Execute(batch_.data(), batch_.size());
   listener_->BatchRunning(slot_, false);
   const bool hold = ticket != 0 && ticket > executor->Durable();
+  const uint64_t now_ms = NowMs();
   const uint64_t committed_us = hold ? NowUs() : 0;
   for (const TurnEntry& t : turn_) {
     ClientConnection* c = t.connection;
@@ -216,13 +218,16 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
     c->CheckAdmitted();
     size_t answered = 0;
     while (answered < t.items && !batch_[t.first_item + answered].deferred) ++answered;
-    if (answered < t.items) stats_.requests_deferred.Add(t.items - answered);
+    const uint32_t retry_ms = answered < t.items ? batch_[t.first_item + answered].retry_ms : 0;
+    if (answered < t.items && retry_ms == 0) stats_.requests_deferred.Add(t.items - answered);
     c->EndTurn(answered);
     c->CompactInput();
     connections_->ChargeInput(c);
     if (hold) {
       c->HoldOutput(ticket, c->answers_begin(), start_us, committed_us);  // counted on release
       holding_.push_back(c);
+    } else if (retry_ms != 0) {
+      Park(c, now_ms + retry_ms);  // (latency counted once its requests are answered)
     } else {
       c->CountLatency(NowUs() - start_us);
       Finish(c);
@@ -282,6 +287,40 @@ void Worker::Finish(ClientConnection* c) {
     return;
   }
   LetGo(c);
+}
+
+// A connection whose first unanswered request met a lock: what it may send leaves
+// now; its requests run again at `due_ms`, unless its socket is full (then they run
+// once the socket has taken its answers, whichever worker serves it then).
+void Worker::Park(ClientConnection* c, uint64_t due_ms) {
+  if (!loop_->Write(c)) return Close(c);
+  if (c->CanSend()) {
+    c->WaitForSocket();
+    return LetGo(c);
+  }
+  parked_.push_back({c, due_ms});
+}
+
+// How long the loop may sleep: not past the next parked connection's retry, and not
+// at all while a connection is to be served again.
+int Worker::WaitTimeout(uint64_t now_ms) const {
+  if (!again_.empty()) return 0;
+  uint64_t timeout = kTickMs;
+  for (const ParkedConnection& p : parked_)
+    timeout = std::min(timeout, p.due_ms > now_ms ? p.due_ms - now_ms : 0);
+  return static_cast<int>(timeout);
+}
+
+// Parked connections whose retry has come (all of them once stopping) join the turn.
+void Worker::TakeDueParked(uint64_t now_ms, std::vector<ClientConnection*>* candidates) {
+  size_t kept = 0;
+  for (const ParkedConnection& p : parked_) {
+    if (p.due_ms <= now_ms || stopping_)
+      candidates->push_back(p.connection);
+    else
+      parked_[kept++] = p;
+  }
+  parked_.resize(kept);
 }
 
 // From here on another worker may own c, unless readiness arrived while this one

@@ -65,6 +65,9 @@ class Worker {
   void ServeTurn(Executor* executor, ClientConnection** ready, size_t count);
   void TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_unsent, uint64_t now_ms);
   void Finish(ClientConnection* c);
+  void Park(ClientConnection* c, uint64_t due_ms);
+  int WaitTimeout(uint64_t now_ms) const;
+  void TakeDueParked(uint64_t now_ms, std::vector<ClientConnection*>* candidates);
   void LetGo(ClientConnection* c);
   void Close(ClientConnection* c);
   void ReleaseDurable(Executor* executor);
@@ -102,6 +105,13 @@ class Worker {
   // Connections this worker owns and serves again next turn: readiness arrived while
   // it owned them, or input may wait unread (a full read, answers that were stuck).
   std::vector<ClientConnection*> again_;
+  // Connections this worker owns whose first unanswered request met a lock: served
+  // again once `due_ms` (steady clock) has come, each wait a few milliseconds.
+  struct ParkedConnection {
+    ClientConnection* connection;
+    uint64_t due_ms;
+  };
+  std::vector<ParkedConnection> parked_;
 };
 
 }  // namespace rowsocket

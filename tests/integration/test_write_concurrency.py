@@ -5,11 +5,13 @@ conflicts. A worker runs every write request it has ready as one transaction, co
 then answers; each answer must tell the truth about its own request (success means
 committed, an error means no effect), whatever its neighbours in the batch did.
 
-The server runs three write workers and `rowsocket_lock_wait_timeout=2`. A connection
-belongs to no worker between its turns: whichever worker is free serves it, so while
-one worker waits for a row lock (seen in SHOW PROCESSLIST as `rowsocket: executing
-batch`) the others serve every other connection. No test asserts a timing; the only
-time bounds are generous liveness bounds.
+The server runs three write workers and `rowsocket_lock_wait_timeout=2`. No worker
+waits for a lock: a request that meets one waits apart, with its connection's later
+requests behind it (`Rowsocket_lock_waits` counts each such wait), and is tried again
+until the lock is gone or its lock wait timeout has passed; everything else goes on.
+So rowsocket never holds a row lock while it waits for another, and takes no part in
+a deadlock. No test asserts a timing; the only time bounds are generous liveness
+bounds.
 """
 
 import select
@@ -18,7 +20,6 @@ import struct
 import threading
 import time
 
-import pymysql
 import pytest
 
 import hs
@@ -80,11 +81,9 @@ def wait_for(predicate, what, timeout=LIVENESS, interval=0.01):
 TRX_POLL = 0.15
 
 
-def busy_writers(sql):
-    """Write workers inside a batch now. SHOW PROCESSLIST is live, unlike
-    information_schema.innodb_trx, which InnoDB refreshes at most every 0.1 s."""
-    return int(sql.value("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
-                         "WHERE STATE = 'rowsocket: executing batch'"))
+def wait_for_lock_waits(sql, before, n, what):
+    """Until `n` requests more than `before` have met a lock and wait apart."""
+    wait_for(lambda: status(sql, "Rowsocket_lock_waits") - before >= n, what)
 
 
 def open_transactions(sql):
@@ -197,23 +196,23 @@ def writer_on(target, table="hot", columns=("n",)):
 def test_blocked_row_answers_146_while_writes_to_other_rows_keep_flowing(target, sql, hot,
                                                                           holder):
     """Two rowsocket writers fight a SQL transaction over row 1; the writes of a third
-    client, which connected and wrote before them, complete while both wait; every
-    request on row 1 answers `1 1 146` after rowsocket_lock_wait_timeout and changes
-    nothing; the rows stay usable. (Had connections stayed with the worker that took
-    them, the third would wait whenever a blocked worker had it.)"""
+    client complete while both wait apart; every request on row 1 answers `1 1 146`
+    after rowsocket_lock_wait_timeout (a connection waits once: its later requests
+    of the same batch answer at once) and changes nothing; the rows stay usable."""
     waits = 3
     timeouts_before = status(sql, "Rowsocket_lock_wait_timeouts")
+    waits_before = status(sql, "Rowsocket_lock_waits")
     third = writer_on(target)
     assert third.request(increment(HOT_ROWS)) == OK1
     holder.lock("hot", 1)
     with writer_on(target) as first, third:
         first.send_lines([increment(1)] * waits)
-        wait_for(lambda: busy_writers(sql) == 1, "the first writer to wait for row 1")
+        wait_for_lock_waits(sql, waits_before, 1, "the first writer to wait for row 1")
         second = writer_on(target)
         second.send_lines([increment(1, 10)] * waits)
-        wait_for(lambda: busy_writers(sql) == 2, "the second writer to wait for row 1")
+        wait_for_lock_waits(sql, waits_before, 2, "the second writer to wait for row 1")
 
-        # Both waiters hold a worker each; the third worker serves the third client.
+        # Both wait apart; the third client is served meanwhile.
         keys = list(range(2, HOT_ROWS))
         for start in range(0, len(keys), 50):
             chunk = keys[start:start + 50]
@@ -223,7 +222,6 @@ def test_blocked_row_answers_146_while_writes_to_other_rows_keep_flowing(target,
         assert not has_answer(first) and not has_answer(second), \
             "a row-1 writer answered before the third client finished: the third " \
             "client's writes waited for the blocked row"
-        assert busy_writers(sql) == 2
         assert n_values(sql, keys + [HOT_ROWS]) == {k: 1 for k in keys + [HOT_ROWS]}
 
         assert [first.read_answer() for _ in range(waits)] == [LOCK_TIMEOUT] * waits
@@ -245,18 +243,20 @@ def innodb_row_lock_waits(sql):
 
 
 def test_a_batch_waits_for_row_locks_once(target, sql, hot, holder):
-    """A pipeline of requests on a locked row holds its worker one lock wait, not
-    one each: after the first request's wait ends in vain, the batch's later requests
-    that meet a locked row answer `1 1 146` without waiting (InnoDB counts one lock
-    wait). Requests on free rows commit; the next batch waits again."""
+    """A pipeline of requests on a locked row waits one lock wait, not one each:
+    after the first request's wait ends in vain, the batch's later requests that meet
+    a locked row answer `1 1 146` at once. No thread of rowsocket ever sleeps on the
+    lock (InnoDB counts no lock wait): the request waits apart and is tried again.
+    Requests on free rows commit; the next batch waits again."""
     holder.lock("hot", 1)
-    waits_before = innodb_row_lock_waits(sql)
+    innodb_waits_before = innodb_row_lock_waits(sql)
     with writer_on(target) as conn:
         conn.send_lines([increment(1)] * 3 + [increment(2)])
         assert [conn.read_answer() for _ in range(4)] == [LOCK_TIMEOUT] * 3 + [OK1]
-        assert innodb_row_lock_waits(sql) - waits_before == 1
+        assert innodb_row_lock_waits(sql) == innodb_waits_before
+        waits_before = status(sql, "Rowsocket_lock_waits")
         conn.send_lines([increment(1)])
-        wait_for(lambda: busy_writers(sql) == 1, "the next batch to wait for row 1")
+        wait_for_lock_waits(sql, waits_before, 1, "the next batch to wait for row 1")
         holder.commit()
         assert conn.read_answer() == OK1
     assert n_values(sql, [1, 2]) == {1: 1, 2: 1}
@@ -372,8 +372,9 @@ def test_client_gone_while_its_batch_waits_for_a_lock_leaves_nothing_behind(serv
     connections_before = status(sql, "Rowsocket_connections_write")
     holder.lock("hot", 1)
     conn = writer_on(target)
+    waits_before = status(sql, "Rowsocket_lock_waits")
     conn.send_lines([increment(5), increment(1), increment(6)])
-    wait_for(lambda: busy_writers(sql) == 1, "the batch to wait for row 1")
+    wait_for_lock_waits(sql, waits_before, 1, "the request on row 1 to wait")
     reset(conn)
     holder.close()           # rolls back: row 1 is free before the lock wait ends
     wait_until_nothing_is_left(sql, connections_before)
@@ -417,15 +418,11 @@ def test_client_gone_in_the_middle_of_a_pipeline_leaves_nothing_behind(server, t
         assert again.request([1, "+", 2, 5000, 1]) == ["0", "1"]
 
 
-# -- deadlocks -----------------------------------------------------------------------
+# -- no deadlocks ----------------------------------------------------------------------
 #
-# The deadlocks are set up with a SQL transaction and row locks, so they do not
-# depend on luck; each set-up still has a window (a waiting rowsocket request must
-# not reach rowsocket_lock_wait_timeout before the cycle closes), so a test makes up
-# to ATTEMPTS tries and every try checks that each answer told the truth.
-
-ATTEMPTS = 3
-
+# rowsocket never waits for a lock: a request that meets one waits apart, and what
+# its batch had done commits without it. So the cycles that deadlock when a waiting
+# transaction holds locks (rowsocket against SQL, or two workers) never close.
 
 def check_truth(sql, requests, answers, base):
     """`requests`: (key, amount) of each `+`; `answers` theirs. Each answer is a
@@ -451,149 +448,65 @@ def assert_writes_still_land(sql, conns):
             "a worker answered `0 1 1` to writes it did not commit"
 
 
-@pytest.mark.parametrize("victim", ["sql", "rowsocket"])
-def test_deadlock_between_rowsocket_and_sql_answers_truthfully(server, target, sql, hot, victim):
-    """SQL holds row 1 and then wants row 2; a rowsocket batch holds row 2 and wants
-    row 1. InnoDB rolls back the lighter transaction; the other side is made heavy
-    (80 more rows changed first) to steer the choice. If SQL is rolled back, it gets
-    error 1213 and rowsocket commits; if rowsocket's batch is, the batch runs again
-    (as one transaction: one commit) and still answers `0 1 1` each. Either way SQL shows
-    exactly what the answers say, and the worker keeps committing afterwards."""
-    heavy = list(range(100, 180))
+def test_a_request_waiting_apart_holds_no_lock_sql_waits_for(server, target, sql, hot):
+    """SQL holds row 1 and then wants row 2; a rowsocket pipeline takes row 2 and then
+    wants row 1 (in request order). Had the worker waited for row 1 holding row 2,
+    that was a deadlock; here the increment of row 2 commits and is answered while SQL
+    still holds row 1, SQL then gets row 2 at once, and the waiting requests complete
+    once SQL commits. No deadlock on either side; SQL shows what the answers say."""
     requests = [(2, 1), (1, 1), (3, 1)]
-    if victim == "sql":
-        requests = [(k, 1) for k in heavy] + requests
-    for attempt in range(ATTEMPTS):
-        sql.refill("hot", [(k, 0) for k in range(1, HOT_ROWS + 1)])
-        deadlocks_before = status(sql, "Rowsocket_deadlocks")
-        commits_before = status(sql, "Rowsocket_commits")
-        holder = RowHolder(server)
-        try:
-            if victim == "rowsocket":
-                holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k BETWEEN 100 AND 179")
-            holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 1")
-            with writer_on(target) as conn:
-                conn.send_lines(in_request_order(requests))
-                wait_for(lambda: busy_writers(sql) == 1, "the rowsocket batch to wait for row 1")
-                try:
-                    holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 2")
-                    holder.commit()
-                    sql_committed = True
-                except pymysql.err.OperationalError as e:
-                    assert e.args[0] == 1213, e     # ER_LOCK_DEADLOCK: SQL was the victim
-                    holder.open = False             # InnoDB rolled SQL's transaction back
-                    sql_committed = False
-                answers = [conn.read_answer() for _ in requests]
-                base = {k: 0 for k, _ in requests}
-                if sql_committed:
-                    base.update({1: 100, 2: 100})
-                    if victim == "rowsocket":
-                        base.update({k: 100 for k in heavy})
-                check_truth(sql, requests, answers, base)
-                rowsocket_victim = status(sql, "Rowsocket_deadlocks") > deadlocks_before
-                if rowsocket_victim or not sql_committed:
-                    assert not (rowsocket_victim and not sql_committed), "both were victims"
-                    assert ("rowsocket" if rowsocket_victim else "sql") == victim, \
-                        "InnoDB rolled back the other transaction than the test steered"
-                    assert answers == [OK1] * len(requests), answers
-                    assert status(sql, "Rowsocket_commits") - commits_before == 1
-                    assert_writes_still_land(sql, [conn])
-                    return
-        finally:
-            holder.close()
-    pytest.fail(f"no deadlock in {ATTEMPTS} attempts: each time the rowsocket request "
-                f"timed out before SQL closed the cycle (machine too slow?)")
+    deadlocks_before = status(sql, "Rowsocket_deadlocks")
+    waits_before = status(sql, "Rowsocket_lock_waits")
+    holder = RowHolder(server)
+    try:
+        holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 1")
+        with writer_on(target) as conn:
+            conn.send_lines(in_request_order(requests))
+            assert conn.read_answer() == OK1        # row 2, while SQL holds row 1
+            wait_for_lock_waits(sql, waits_before, 1, "the request on row 1 to wait")
+            holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 2")
+            holder.commit()
+            answers = [OK1] + [conn.read_answer() for _ in requests[1:]]
+            check_truth(sql, requests, answers, {1: 100, 2: 100, 3: 0})
+            assert answers == [OK1] * len(requests), answers
+            assert status(sql, "Rowsocket_deadlocks") == deadlocks_before
+            assert_writes_still_land(sql, [conn])
+    finally:
+        holder.close()
 
 
-def test_deadlock_between_two_write_workers_answers_truthfully(target, sql, hot, server):
-    """SQL holds row 3. Batch A = [row 1, row 3 (x3), row 2] takes row 1 and waits
-    for row 3; batch B = [row 2, row 1], on another worker, takes row 2 and waits for
-    A's row 1. SQL then lets row 3 go and A wants B's row 2: a deadlock between two
-    rowsocket workers. The victim's batch runs again, whole, once the other has
-    committed: two commits in all, every request on rows 1 and 2 answers `0 1 1`,
-    and SQL shows exactly the increments answered. (A asks for row 3 three times so
-    that its worker is still waiting, not timed out, when B is in place.)"""
+def test_pipelines_crossing_on_two_workers_wait_apart_without_deadlock(target, sql, hot,
+                                                                        server):
+    """SQL holds row 3. Pipeline A = [row 1, row 3 (x3), row 2] and pipeline B = [row 2,
+    row 1], in request order. With workers that waited, A would hold row 1 waiting for
+    row 3, B row 2 waiting for A's row 1, and once SQL let go, A would want B's row 2:
+    a deadlock. Here A's increment of row 1 commits and the rest of A waits apart, B
+    completes while SQL still holds row 3, and A completes once SQL commits. Every
+    answer `0 1 1`, no deadlock, and SQL shows exactly the increments answered."""
     requests_a = [(1, 1), (3, 10), (3, 10), (3, 10), (2, 1)]
     requests_b = [(2, 100), (1, 1000)]
-    for attempt in range(ATTEMPTS):
-        sql.refill("hot", [(k, 0) for k in range(1, HOT_ROWS + 1)])
-        deadlocks_before = status(sql, "Rowsocket_deadlocks")
-        rollbacks_before = status(sql, "Rowsocket_rollbacks")
-        holder = RowHolder(server)
-        try:
-            holder.lock("hot", 3)
-            commits_before = status(sql, "Rowsocket_commits")
-            with writer_on(target) as a:
-                a.send_lines(in_request_order(requests_a))
-                wait_for(lambda: busy_writers(sql) == 1, "batch A to wait for row 3")
-                with writer_on(target) as b:
-                    b.send_lines(in_request_order(requests_b))
-                    wait_for(lambda: busy_writers(sql) == 2, "batch B to wait for row 1")
-                    holder.commit()
-                    answers_a = [a.read_answer() for _ in requests_a]
-                    answers_b = [b.read_answer() for _ in requests_b]
-                    check_truth(sql, requests_a + requests_b, answers_a + answers_b,
-                                {1: 0, 2: 0, 3: 0})
-                    deadlocks = status(sql, "Rowsocket_deadlocks") - deadlocks_before
-                    if deadlocks:
-                        assert deadlocks == 1
-                        assert status(sql, "Rowsocket_rollbacks") - rollbacks_before == 1
-                        assert status(sql, "Rowsocket_commits") - commits_before == 2, \
-                            "the victim's batch was not run again as one transaction"
-                        assert [answers_a[0], answers_a[-1]] == [OK1, OK1], answers_a
-                        assert answers_b == [OK1, OK1], answers_b
-                        assert_writes_still_land(sql, [a, b])
-                        return
-        finally:
-            holder.close()
-    pytest.fail(f"no deadlock in {ATTEMPTS} attempts: each time a rowsocket request "
-                f"timed out before the cycle closed (machine too slow?)")
-
-
-def test_batch_rolled_back_twice_runs_one_request_per_transaction(server, target, sql, hot):
-    """A batch [row 3, row 2, row 1] is made the deadlock victim twice in a row (the
-    SQL side is heavier): first while it waits for row 1, then, run again whole,
-    while it waits for row 2. The third run is one request per transaction: three
-    commits, every answer `0 1 1` once SQL lets go, and SQL shows exactly that."""
-    heavy = list(range(100, 180))
-    requests = [(3, 1), (2, 1), (1, 1)]
-    for attempt in range(ATTEMPTS):
-        sql.refill("hot", [(k, 0) for k in range(1, HOT_ROWS + 1)])
-        deadlocks_before = status(sql, "Rowsocket_deadlocks")
-        rollbacks_before = status(sql, "Rowsocket_rollbacks")
-        commits_before = status(sql, "Rowsocket_commits")
-        holder = RowHolder(server)
-        try:
-            holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k BETWEEN 100 AND 179")
-            holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 1")
-            with writer_on(target) as conn:
-                conn.send_lines(in_request_order(requests))
-                wait_for(lambda: busy_writers(sql) == 1, "the batch to wait for row 1")
-                # The cycle: SQL wants row 2, which the batch holds.
-                holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 2")
-                if status(sql, "Rowsocket_deadlocks") == deadlocks_before:
-                    continue  # the batch had timed out on row 1 instead: try again
-                # The re-run takes row 3 at once and waits for row 2 (SQL's now). The
-                # processlist cannot tell that from the first run: ask InnoDB.
-                time.sleep(TRX_POLL)
-                wait_for(lambda: any(t[1] == "LOCK WAIT" for t in open_transactions(sql)),
-                         "the re-run to wait for row 2", interval=TRX_POLL)
-                holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 3")
-                if status(sql, "Rowsocket_deadlocks") - deadlocks_before != 2:
-                    continue
-                holder.commit()
-                answers = [conn.read_answer() for _ in requests]
-                base = {k: 100 for k, _ in requests}
-                check_truth(sql, requests, answers, base)
-                assert answers == [OK1] * len(requests), answers
-                assert status(sql, "Rowsocket_rollbacks") - rollbacks_before == 2
-                assert status(sql, "Rowsocket_commits") - commits_before == len(requests)
-                assert_writes_still_land(sql, [conn])
-                return
-        finally:
-            holder.close()
-    pytest.fail(f"no double deadlock in {ATTEMPTS} attempts: each time the rowsocket "
-                f"request timed out before SQL closed the cycle (machine too slow?)")
+    deadlocks_before = status(sql, "Rowsocket_deadlocks")
+    waits_before = status(sql, "Rowsocket_lock_waits")
+    holder = RowHolder(server)
+    try:
+        holder.lock("hot", 3)
+        with writer_on(target) as a, writer_on(target) as b:
+            a.send_lines(in_request_order(requests_a))
+            assert a.read_answer() == OK1
+            wait_for_lock_waits(sql, waits_before, 1, "A to wait for row 3")
+            b.send_lines(in_request_order(requests_b))
+            answers_b = [b.read_answer() for _ in requests_b]
+            assert answers_b == [OK1, OK1], answers_b
+            assert not has_answer(a), "A was answered while SQL still held row 3"
+            holder.commit()
+            answers_a = [OK1] + [a.read_answer() for _ in requests_a[1:]]
+            check_truth(sql, requests_a + requests_b, answers_a + answers_b,
+                        {1: 0, 2: 0, 3: 0})
+            assert answers_a == [OK1] * len(requests_a), answers_a
+            assert status(sql, "Rowsocket_deadlocks") == deadlocks_before
+            assert_writes_still_land(sql, [a, b])
+    finally:
+        holder.close()
 
 
 # -- lock order ------------------------------------------------------------------------
@@ -607,21 +520,24 @@ def test_pipelines_in_opposite_key_orders_on_two_workers_do_not_deadlock(server,
                                                                           hot):
     """Two connections send the same 150 increments, one in ascending and one in
     descending key order, while SQL holds the middle row; the second sends once the
-    first's batch waits, so another worker runs it and both batches are inside at
-    once. Taken in request order their locks would cross at the middle (a deadlock as
-    soon as SQL lets go); taken in key order the second batch just waits for the
-    first: no deadlock, every answer `0 1 1`, every row increased by both."""
+    first waits. Each batch runs in key order and meets the middle row: it is rolled
+    back and runs again without the middle row and what follows it in request order,
+    which wait apart; once SQL lets go both complete: no deadlock, every answer
+    `0 1 1`, every row increased by both."""
     keys = list(range(1, 151))
     conns = [writer_on(target), writer_on(target)]
     holder = RowHolder(server)
     try:
         up, down = conns
         deadlocks_before = status(sql, "Rowsocket_deadlocks")
+        waits_before = status(sql, "Rowsocket_lock_waits")
         holder.lock("hot", 75)
         up.send_lines([increment(k) for k in keys])
-        wait_for(lambda: busy_writers(sql) == 1, "the first batch to wait")
+        wait_for_lock_waits(sql, waits_before, 1, "the first pipeline to wait")
         down.send_lines([increment(k) for k in reversed(keys)])
-        wait_for(lambda: busy_writers(sql) == 2, "both batches to wait")
+        wait_for_lock_waits(sql, waits_before, 2, "both pipelines to wait")
+        # What each asked before the middle row is done; the rest waits behind it.
+        assert n_values(sql, [1, 74, 75, 76, 150]) == {1: 1, 74: 1, 75: 0, 76: 1, 150: 1}
         holder.commit()
         for conn in (up, down):
             answers = [conn.read_answer() for _ in keys]
@@ -737,20 +653,18 @@ def test_a_client_that_stops_sending_still_gets_every_answer(target, sql, tables
 
 
 def test_a_write_commits_only_after_backup_stage_block_commit_ends(server, target, sql, tables):
-    """BACKUP STAGE BLOCK_COMMIT (and FLUSH TABLES WITH READ LOCK) hold commits back:
-    a rowsocket insert made meanwhile waits before its commit — its row stays invisible
-    and its answer unsent — and commits once the backup lets go."""
+    """BACKUP STAGE BLOCK_COMMIT (and FLUSH TABLES WITH READ LOCK) hold writes back:
+    a rowsocket insert made meanwhile waits apart — its row stays invisible and its
+    answer unsent — and commits once the backup lets go."""
     sql.create_table("blocked", "k INT PRIMARY KEY, c INT NOT NULL")
     backup = Sql(server)
     try:
         backup.execute("BACKUP STAGE START")
         backup.execute("BACKUP STAGE BLOCK_COMMIT")
+        waits_before = status(sql, "Rowsocket_lock_waits")
         with writer_on(target, "blocked", ("k", "c")) as conn:
             conn.send_lines([[1, "+", 2, 1, 1]])
-            wait_for(lambda: int(sql.value(
-                "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
-                "WHERE STATE = 'Waiting for backup lock'")) > 0,
-                "the write to wait for the backup lock")
+            wait_for_lock_waits(sql, waits_before, 1, "the write to wait for the backup lock")
             assert int(backup.value("SELECT COUNT(*) FROM test.blocked")) == 0
             assert not has_answer(conn)
             backup.execute("BACKUP STAGE END")

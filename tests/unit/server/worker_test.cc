@@ -1,7 +1,8 @@
 // Unit tests of a listener's worker loop with a stand-in executor: backpressure
 // (requests the executor defers are executed later, in order, while the client
-// reads) and accept pausing when descriptors run out, with the error log not
-// flooded. Real loopback sockets; no MariaDB involved.
+// reads), requests that wait apart for a lock (offered again later while other
+// clients are served), and accept pausing when descriptors run out, with the error
+// log not flooded. Real loopback sockets; no MariaDB involved.
 #include "server/worker.h"
 
 #include <arpa/inet.h>
@@ -25,20 +26,34 @@ namespace rowsocket {
 namespace {
 
 // Answers a find with `0 1 <key><padding>`; honours BatchItem::out_limit as the
-// engine does; remembers the largest output it left behind.
+// engine does; remembers the largest output it left behind. A find of key `locked`
+// meets a lock until `released` is set: it and the later requests of its connection
+// are deferred with a retry delay, as the engine defers a request that met a lock.
 class StandInExecutor : public Executor {
  public:
-  StandInExecutor(size_t padding, std::atomic<size_t>* largest_output)
-      : padding_(padding), largest_output_(largest_output) {}
+  StandInExecutor(size_t padding, std::atomic<size_t>* largest_output,
+                  const std::atomic<bool>* released, std::atomic<int>* lock_tries)
+      : padding_(padding), largest_output_(largest_output), released_(released),
+        lock_tries_(lock_tries) {}
   std::unique_ptr<IndexBindings> NewIndexBindings() override { return std::make_unique<IndexBindings>(); }
   uint64_t Execute(BatchItem* items, size_t count) override {
     for (size_t i = 0; i < count; ++i) {
       BatchItem& item = items[i];
+      if (i > 0 && items[i - 1].deferred && items[i - 1].bindings == item.bindings) {
+        item.deferred = true;
+        continue;
+      }
       if (item.out->size() >= item.out_limit) {
         item.deferred = true;
         continue;
       }
       std::string key(item.request->key.empty() ? "" : item.request->key[0].view());
+      if (key == "locked" && !released_->load()) {
+        lock_tries_->fetch_add(1);
+        item.deferred = true;
+        item.retry_ms = 2;
+        continue;
+      }
       item.out->append("0\t1\t" + key + std::string(padding_, 'v') + "\n");
       if (item.out->size() > largest_output_->load()) largest_output_->store(item.out->size());
     }
@@ -52,15 +67,19 @@ class StandInExecutor : public Executor {
  private:
   size_t padding_;
   std::atomic<size_t>* largest_output_;
+  const std::atomic<bool>* released_;
+  std::atomic<int>* lock_tries_;
 };
 
 class StandInFactory : public ExecutorFactory {
  public:
   explicit StandInFactory(size_t padding) : padding_(padding) {}
   std::unique_ptr<Executor> Create(const WorkerInfo&) override {
-    return std::make_unique<StandInExecutor>(padding_, &largest_output);
+    return std::make_unique<StandInExecutor>(padding_, &largest_output, &released, &lock_tries);
   }
   std::atomic<size_t> largest_output{0};
+  std::atomic<bool> released{false};  // the lock on key `locked` is gone
+  std::atomic<int> lock_tries{0};     // finds of `locked` that met the lock
 
  private:
   size_t padding_;
@@ -163,6 +182,36 @@ TEST_F(WorkerTest, deferred_requests_run_once_the_client_reads_and_answer_in_ord
   worker_->Join();
   EXPECT_GT(worker_->stats().requests_deferred.Get(), 0u);
   EXPECT_LE(factory_->largest_output.load(), 64 * 1024 + kPadding + 64);
+}
+
+// A request that meets a lock is offered again later, without the client sending
+// anything more; the requests it holds back stay behind it, in order; other clients
+// are answered meanwhile; once the lock is gone it is answered. (The worker has one
+// thread: had it waited for the lock, the other client would not be answered.)
+TEST_F(WorkerTest, a_request_that_waits_for_a_lock_holds_up_only_its_own_connection) {
+  Start(0);
+  RunWorker();
+  int waiting = Connect();
+  int other = Connect();
+  ASSERT_GE(waiting, 0);
+  ASSERT_GE(other, 0);
+  SendAll(waiting, "1\t=\t1\tlocked\n1\t=\t1\tafter\n");
+  // Tried again by the worker alone (the client sends nothing more).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (factory_->lock_tries.load() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_GE(factory_->lock_tries.load(), 2);
+  for (int round = 0; round < 3; ++round) {
+    SendAll(other, "1\t=\t1\tfree\n");
+    EXPECT_EQ(ReadLines(other, 1), std::vector<std::string>{"0\t1\tfree"});
+  }
+  char byte;
+  EXPECT_EQ(::recv(waiting, &byte, 1, MSG_DONTWAIT), -1) << "answered while locked";
+  factory_->released.store(true);
+  EXPECT_EQ(ReadLines(waiting, 2), (std::vector<std::string>{"0\t1\tlocked", "0\t1\tafter"}));
+  listener_.RequestStop();
+  worker_->Join();
+  EXPECT_EQ(worker_->stats().requests_deferred.Get(), 0u);  // lock waits are not backpressure
 }
 
 // Descriptors run out while clients wait in the backlog: the worker stops accepting
