@@ -913,6 +913,15 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
       } else {
         CountLockTimeout(items[i]);
       }
+      if (thread_.thd()->transaction_rollback_request) {
+        // The engine undid the whole transaction, not only the failed row operation
+        // (innodb_rollback_on_timeout): what ran before it is gone too. Nothing of
+        // the group stands; it runs again without the connection that met the lock.
+        for (size_t j = i; j-- > begin;)  // (the latest first: a connection's marks grow)
+          if (Member(j) && !items[j].deferred) ResponseWriter(items[j].out).Truncate(marks_[j]);
+        group_.End(true);
+        return GroupRun::kRerun;
+      }
     }
   }
   switch (group_.End()) {

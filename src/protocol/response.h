@@ -37,9 +37,12 @@ class ResponseWriter {
   void EndRows();
 
   // Undo support: size of the buffer now, and a rollback to it (used when a batch
-  // must rewrite an answer it had started, e.g. after a deadlock).
+  // must rewrite an answer it had started, e.g. after a deadlock). A mark past the
+  // end changes nothing: a truncation never adds bytes.
   size_t Mark() const { return out_->size(); }
-  void Truncate(size_t mark) { out_->resize(mark); }
+  void Truncate(size_t mark) {
+    if (mark < out_->size()) out_->resize(mark);
+  }
 
  private:
   std::string* out_;
