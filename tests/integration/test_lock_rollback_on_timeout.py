@@ -12,10 +12,9 @@ import pytest
 import harness
 import servers
 import targets
-from db import Sql
 from memcached_support import Raw
-from test_lock_isolation import (OK1, increment, mc_value, n_of, status,
-                                 wait_for, waiting_for_lock, writer_on)
+from test_lock_isolation import (OK1, fresh, holder, increment, mc_value, n_of,  # noqa: F401
+                                 status, tables, waiting_for_lock, writer_on)
 
 pytestmark = targets.rowsocket_only
 
@@ -32,32 +31,6 @@ def server(memcached_port):
                                   "lock_wait_timeout": 60})
     with servers.running_server([plugin], ["--innodb-rollback-on-timeout=ON"]) as srv:
         yield srv
-
-
-@pytest.fixture(scope="module")
-def tables(sql, server):
-    wait_for(lambda: sql.value("SELECT COUNT(*) FROM information_schema.TABLES WHERE "
-                               "TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'") == "1",
-             "the default container rowsocket.kv")
-    sql.create_table("t1", "k INT PRIMARY KEY, n INT NOT NULL")
-
-
-@pytest.fixture
-def fresh(sql, tables):
-    sql.execute("DELETE FROM rowsocket.kv")
-    for k in ("locked", "other", "third"):
-        sql.execute("INSERT INTO rowsocket.kv (k, v, flags, cas, expires) "
-                    "VALUES (%s, 'old', 0, 1, 0)", (k,))
-    sql.refill("t1", [(k, 0) for k in range(1, 11)])
-
-
-@pytest.fixture
-def holder(server):
-    h = Sql(server)
-    h.execute("SET SESSION innodb_lock_wait_timeout = 60")
-    yield h
-    h.execute("ROLLBACK")
-    h.close()
 
 
 def test_hs_writes_before_a_locked_one_are_made_once(target, sql, fresh, holder):
