@@ -64,6 +64,54 @@ void Wait(const char* phase, int64_t start_ns, double seconds, bool tty,
   }
 }
 
+// The run's result: the workers' counters and latencies summed, the CPU the server,
+// this process and the rest of the machine used between `begin` and `end`.
+Result MergeResults(const std::vector<std::unique_ptr<Worker>>& workers, const CpuSample& begin,
+                    const CpuSample& end, const KeyPool& pool) {
+  Result r;
+  r.window_s = double(end.wall_ns - begin.wall_ns) / 1e9;
+  for (auto& w : workers) {
+    const Stats& s = w->stats();
+    r.latency.Merge(s.latency);
+    if (r.first_error.empty()) r.first_error = s.first_error;
+  }
+  r.ops = Sum(workers, &Stats::ops);
+  r.requests = Sum(workers, &Stats::requests);
+  r.errors = Sum(workers, &Stats::errors);
+  r.errors_total = Sum(workers, &Stats::errors_total);
+  r.ops_total = Sum(workers, &Stats::ops_total);
+  if (begin.server_s >= 0 && end.server_s >= 0) r.server_cpu_s = end.server_s - begin.server_s;
+  r.client_cpu_s = end.self_s - begin.self_s;
+  r.other_cpu_s = (end.machine_busy_s - begin.machine_busy_s) - r.client_cpu_s -
+                  (r.server_cpu_s > 0 ? r.server_cpu_s : 0);
+  if (r.other_cpu_s < 0) r.other_cpu_s = 0;
+  r.load1 = LoadAverage1();
+  r.cpus = CpuCount();
+  r.exhausted = pool.exhausted();
+  r.next_key = pool.next();
+  return r;
+}
+
+// Prints the RESULT line (and the first error), writes the JSON when asked; the exit
+// status.
+int Report(const Options& o, const Result& r) {
+  std::printf("%s\n", ResultLine(o, r).c_str());
+  std::fflush(stdout);
+  if (!r.first_error.empty())
+    std::fprintf(stderr, "rowsocket-bench: %llu failed requests; first: %s\n",
+                 (unsigned long long)r.errors_total, r.first_error.c_str());
+  if (!o.json_path.empty()) {
+    FILE* f = std::fopen(o.json_path.c_str(), "w");
+    if (!f) {
+      std::perror(o.json_path.c_str());
+      return 2;
+    }
+    std::fprintf(f, "%s\n", ResultJson(o, r).c_str());
+    std::fclose(f);
+  }
+  return r.errors_total ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -115,42 +163,6 @@ int main(int argc, char** argv) {
   for (auto& w : workers) w->Join();
   if (tty) std::printf("\r\033[K");
 
-  // Merge and report.
-  Result r;
-  r.window_s = double(end.wall_ns - begin.wall_ns) / 1e9;
-  for (auto& w : workers) {
-    Stats& s = w->stats();
-    r.latency.Merge(s.latency);
-    if (r.first_error.empty()) r.first_error = s.first_error;
-  }
-  r.ops = Sum(workers, &Stats::ops);
-  r.requests = Sum(workers, &Stats::requests);
-  r.errors = Sum(workers, &Stats::errors);
-  r.errors_total = Sum(workers, &Stats::errors_total);
-  r.ops_total = Sum(workers, &Stats::ops_total);
-  if (begin.server_s >= 0 && end.server_s >= 0) r.server_cpu_s = end.server_s - begin.server_s;
-  r.client_cpu_s = end.self_s - begin.self_s;
-  r.other_cpu_s = (end.machine_busy_s - begin.machine_busy_s) - r.client_cpu_s -
-                  (r.server_cpu_s > 0 ? r.server_cpu_s : 0);
-  if (r.other_cpu_s < 0) r.other_cpu_s = 0;
-  r.load1 = LoadAverage1();
-  r.cpus = CpuCount();
-  r.exhausted = pool.exhausted();
-  r.next_key = pool.next();
-
-  std::printf("%s\n", ResultLine(o, r).c_str());
-  std::fflush(stdout);
-  if (!r.first_error.empty())
-    std::fprintf(stderr, "rowsocket-bench: %llu failed requests; first: %s\n",
-                 (unsigned long long)r.errors_total, r.first_error.c_str());
-  if (!o.json_path.empty()) {
-    FILE* f = std::fopen(o.json_path.c_str(), "w");
-    if (!f) {
-      std::perror(o.json_path.c_str());
-      return 2;
-    }
-    std::fprintf(f, "%s\n", ResultJson(o, r).c_str());
-    std::fclose(f);
-  }
-  return r.errors_total ? 1 : 0;
+  const Result r = MergeResults(workers, begin, end, pool);
+  return Report(o, r);
 }

@@ -60,6 +60,7 @@ class SqlConnection : public Connection {
   enum class Step { kQuery, kStore };  // executing the statement; storing its rows
 
   std::string Prepare(OpKind kind);
+  std::string StatementText(OpKind kind, int* nkeys) const;
   bool TakeOps(int64_t now);
   void Issue(int64_t now);
   void CompleteAll(int64_t now, const std::string& error, size_t failed);
@@ -134,21 +135,19 @@ std::string SqlConnection::Open() {
   return "";
 }
 
-// Prepares the statement of one request shape and binds its buffers once; each
-// request then only rewrites pkeys_/pstr_ before executing.
-std::string SqlConnection::Prepare(OpKind kind) {
+// The SQL of one request shape; `*nkeys`: how many key parameters it takes.
+std::string SqlConnection::StatementText(OpKind kind, int* nkeys) const {
   const std::string t = o_.db + "." + o_.table;
   std::string q;
-  int nkeys = 1;
   switch (kind) {
     case OpKind::kGet:
-      nkeys = o_.workload == Workload::kGet ? int(o_.keys) : 1;
+      *nkeys = o_.workload == Workload::kGet ? int(o_.keys) : 1;
       q = (o_.kv ? kSelectItem : kSelect) + t + (o_.kv ? " WHERE k" : " WHERE user_id");
-      if (nkeys == 1) q += "=?";
-      else { q += " IN (?"; for (int i = 1; i < nkeys; ++i) q += ",?"; q += ")"; }
+      if (*nkeys == 1) q += "=?";
+      else { q += " IN (?"; for (int i = 1; i < *nkeys; ++i) q += ",?"; q += ")"; }
       break;
     case OpKind::kIndexGet:
-      nkeys = 0;
+      *nkeys = 0;
       q = kSelect + o_.db + "." + o_.index_table + " WHERE user_name=? LIMIT " + std::to_string(o_.limit);
       break;
     case OpKind::kRange:
@@ -165,6 +164,14 @@ std::string SqlConnection::Prepare(OpKind kind) {
       q = "DELETE FROM " + t + " WHERE user_id=?";
       break;
   }
+  return q;
+}
+
+// Prepares the statement of one request shape and binds its buffers once; each
+// request then only rewrites pkeys_/pstr_ before executing.
+std::string SqlConnection::Prepare(OpKind kind) {
+  int nkeys = 1;
+  const std::string q = StatementText(kind, &nkeys);
   MYSQL_STMT* s = mysql_stmt_init(mysql_);
   stmts_[int(kind)] = s;
   if (!s || mysql_stmt_prepare(s, q.c_str(), q.size()))

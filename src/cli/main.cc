@@ -108,152 +108,200 @@ int RunLines(Session* session, bool force, bool (*next)(void*, std::string*), vo
   return status;
 }
 
-int Main(int argc, char** argv) {
-  CliOptions o;
-  bool secret_wr_given = false, force = false, format_given = false;
-  bool password_given = false, ask_password = false;
-  std::string execute, history_file = DefaultHistoryFile();
+const option kLongOptions[] = {
+    {"host", required_argument, nullptr, 'h'},   {"port", required_argument, nullptr, 'P'},
+    {"port-wr", required_argument, nullptr, 'W'}, {"secret", required_argument, nullptr, kSecret},
+    {"secret-wr", required_argument, nullptr, kSecretWr},
+    {"ssl", no_argument, nullptr, kSsl},         {"ssl-ca", required_argument, nullptr, kSslCa},
+    {"ssl-verify-server-cert", no_argument, nullptr, kSslVerifyServerCert},
+    {"database", required_argument, nullptr, 'D'}, {"execute", required_argument, nullptr, 'e'},
+    {"raw", no_argument, nullptr, kRaw},         {"batch", no_argument, nullptr, 'B'},
+    {"table", no_argument, nullptr, 't'},        {"vertical", no_argument, nullptr, 'E'},
+    {"column-names", no_argument, nullptr, kColumnNames},
+    {"no-timing", no_argument, nullptr, kNoTiming}, {"force", no_argument, nullptr, 'f'},
+    {"connect-timeout", required_argument, nullptr, kConnectTimeout},
+    {"timeout", required_argument, nullptr, kTimeout},
+    {"sql-socket", required_argument, nullptr, kSqlSocket},
+    {"sql-port", required_argument, nullptr, kSqlPort},
+    {"sql-host", required_argument, nullptr, kSqlHost},
+    {"user", required_argument, nullptr, 'u'},   {"password", optional_argument, nullptr, 'p'},
+    {"history-file", required_argument, nullptr, kHistoryFile},
+    {"version", no_argument, nullptr, 'V'},      {"help", no_argument, nullptr, kHelp},
+    {nullptr, 0, nullptr, 0}};
+
+// What the command line asked for: the session's options and what decides how the
+// CLI runs them.
+struct CommandLine {
+  CliOptions options;
+  bool force = false;           // -f: go on after a failed command
+  std::string execute;          // the -e commands, each ended by a newline
   bool has_execute = false;
-  std::string sql_host;
-  bool host_given = false;
-  static const option kLong[] = {
-      {"host", required_argument, nullptr, 'h'},   {"port", required_argument, nullptr, 'P'},
-      {"port-wr", required_argument, nullptr, 'W'}, {"secret", required_argument, nullptr, kSecret},
-      {"secret-wr", required_argument, nullptr, kSecretWr},
-      {"ssl", no_argument, nullptr, kSsl},         {"ssl-ca", required_argument, nullptr, kSslCa},
-      {"ssl-verify-server-cert", no_argument, nullptr, kSslVerifyServerCert},
-      {"database", required_argument, nullptr, 'D'}, {"execute", required_argument, nullptr, 'e'},
-      {"raw", no_argument, nullptr, kRaw},         {"batch", no_argument, nullptr, 'B'},
-      {"table", no_argument, nullptr, 't'},        {"vertical", no_argument, nullptr, 'E'},
-      {"column-names", no_argument, nullptr, kColumnNames},
-      {"no-timing", no_argument, nullptr, kNoTiming}, {"force", no_argument, nullptr, 'f'},
-      {"connect-timeout", required_argument, nullptr, kConnectTimeout},
-      {"timeout", required_argument, nullptr, kTimeout},
-      {"sql-socket", required_argument, nullptr, kSqlSocket},
-      {"sql-port", required_argument, nullptr, kSqlPort},
-      {"sql-host", required_argument, nullptr, kSqlHost},
-      {"user", required_argument, nullptr, 'u'},   {"password", optional_argument, nullptr, 'p'},
-      {"history-file", required_argument, nullptr, kHistoryFile},
-      {"version", no_argument, nullptr, 'V'},      {"help", no_argument, nullptr, kHelp},
-      {nullptr, 0, nullptr, 0}};
+  std::string history_file = DefaultHistoryFile();
+  std::string sql_host;         // --sql-host
+  bool host_given = false;      // -h was given (the first replaces the default host)
+  bool secret_wr_given = false;
+  bool format_given = false;
+  bool password_given = false;
+  bool ask_password = false;    // a bare -p: ask on the terminal
+};
+
+// What ApplyOption says when the CLI goes on; any other value is the exit status.
+constexpr int kGoOn = -1;
+
+// Applies one option getopt_long returned (its argument in `optarg`).
+int ApplyOption(int opt, CommandLine* cl) {
+  CliOptions& o = cl->options;
+  switch (opt) {
+    case 'h':
+      if (!cl->host_given) o.hosts.clear();
+      cl->host_given = true;
+      if (!AddHosts(optarg, &o.hosts)) { std::cerr << "bad --host\n"; return 2; }
+      break;
+    case 'P': if (!ParsePort(optarg, &o.port)) { std::cerr << "bad --port\n"; return 2; } break;
+    case 'W': if (!ParsePort(optarg, &o.port_wr)) { std::cerr << "bad --port-wr\n"; return 2; } break;
+    case kSecret: o.secret = optarg; break;
+    case kSecretWr: o.secret_wr = optarg; cl->secret_wr_given = true; break;
+    case kSsl: o.ssl = true; break;
+    case kSslCa: o.ssl = true; o.ssl_ca = optarg; break;
+    case kSslVerifyServerCert: o.ssl = true; o.ssl_verify_server_cert = true; break;
+    case 'D': o.database = optarg; break;
+    case 'e': cl->execute += std::string(optarg) + "\n"; cl->has_execute = true; break;
+    case kRaw: o.raw = true; break;
+    case 'B': o.format = Format::kTab; cl->format_given = true; break;
+    case 't': o.format = Format::kTable; cl->format_given = true; break;
+    case 'E': o.format = Format::kVertical; cl->format_given = true; break;
+    case kColumnNames: o.column_names = true; break;
+    case kNoTiming: o.timing = false; break;
+    case 'f': cl->force = true; break;
+    case kConnectTimeout: o.connect_timeout = std::chrono::seconds(std::atoi(optarg)); break;
+    case kTimeout: o.io_timeout = std::chrono::seconds(std::atoi(optarg)); break;
+    case kSqlSocket: o.sql.socket = optarg; break;
+    case kSqlPort: o.sql.port = static_cast<unsigned>(std::atoi(optarg)); break;
+    case kSqlHost: cl->sql_host = optarg; break;
+    case 'u': o.user = optarg; break;
+    case 'p':
+      cl->password_given = true;
+      if (optarg == nullptr) {
+        cl->ask_password = true;
+      } else {
+        o.password = optarg;
+        cl->ask_password = false;
+        HideArgument(optarg);
+      }
+      break;
+    case kHistoryFile: cl->history_file = optarg; break;
+    case 'V': std::cout << "rowsocket-cli 0.1.0\n"; return 0;
+    case kHelp: std::cout << kUsage; return 0;
+    default: std::cerr << kUsage; return 2;
+  }
+  return kGoOn;
+}
+
+// Reads argv into `*cl`; kGoOn, or the exit status (help, version, a bad option).
+int ParseCommandLine(int argc, char** argv, CommandLine* cl) {
   int opt;
-  while ((opt = getopt_long(argc, argv, "h:P:W:D:e:BtEfu:p::V?", kLong, nullptr)) != -1) {
-    switch (opt) {
-      case 'h':
-        if (!host_given) o.hosts.clear();
-        host_given = true;
-        if (!AddHosts(optarg, &o.hosts)) { std::cerr << "bad --host\n"; return 2; }
-        break;
-      case 'P': if (!ParsePort(optarg, &o.port)) { std::cerr << "bad --port\n"; return 2; } break;
-      case 'W': if (!ParsePort(optarg, &o.port_wr)) { std::cerr << "bad --port-wr\n"; return 2; } break;
-      case kSecret: o.secret = optarg; break;
-      case kSecretWr: o.secret_wr = optarg; secret_wr_given = true; break;
-      case kSsl: o.ssl = true; break;
-      case kSslCa: o.ssl = true; o.ssl_ca = optarg; break;
-      case kSslVerifyServerCert: o.ssl = true; o.ssl_verify_server_cert = true; break;
-      case 'D': o.database = optarg; break;
-      case 'e': execute += std::string(optarg) + "\n"; has_execute = true; break;
-      case kRaw: o.raw = true; break;
-      case 'B': o.format = Format::kTab; format_given = true; break;
-      case 't': o.format = Format::kTable; format_given = true; break;
-      case 'E': o.format = Format::kVertical; format_given = true; break;
-      case kColumnNames: o.column_names = true; break;
-      case kNoTiming: o.timing = false; break;
-      case 'f': force = true; break;
-      case kConnectTimeout: o.connect_timeout = std::chrono::seconds(std::atoi(optarg)); break;
-      case kTimeout: o.io_timeout = std::chrono::seconds(std::atoi(optarg)); break;
-      case kSqlSocket: o.sql.socket = optarg; break;
-      case kSqlPort: o.sql.port = static_cast<unsigned>(std::atoi(optarg)); break;
-      case kSqlHost: sql_host = optarg; break;
-      case 'u': o.user = optarg; break;
-      case 'p':
-        password_given = true;
-        if (optarg == nullptr) {
-          ask_password = true;
-        } else {
-          o.password = optarg;
-          ask_password = false;
-          HideArgument(optarg);
-        }
-        break;
-      case kHistoryFile: history_file = optarg; break;
-      case 'V': std::cout << "rowsocket-cli 0.1.0\n"; return 0;
-      case kHelp: std::cout << kUsage; return 0;
-      default: std::cerr << kUsage; return 2;
-    }
+  while ((opt = getopt_long(argc, argv, "h:P:W:D:e:BtEfu:p::V?", kLongOptions, nullptr)) != -1) {
+    const int status = ApplyOption(opt, cl);
+    if (status != kGoOn) return status;
   }
   if (optind < argc) {
     std::cerr << "unexpected argument '" << argv[optind] << "'\n" << kUsage;
     return 2;
   }
-  if (!secret_wr_given) o.secret_wr = o.secret;
-  if (ask_password && !PromptPassword("Enter password: ", &o.password)) {
+  return kGoOn;
+}
+
+// The defaults that depend on other options: the write secret, the password asked
+// on the terminal, where SQL is, the output format. kGoOn, or the exit status.
+int CompleteOptions(CommandLine* cl) {
+  CliOptions& o = cl->options;
+  if (!cl->secret_wr_given) o.secret_wr = o.secret;
+  if (cl->ask_password && !PromptPassword("Enter password: ", &o.password)) {
     std::cerr << "cannot ask for the password: no terminal (give -pPASSWORD)\n";
     return 2;
   }
   // The account serves SQL too (column names for auto-open), as mariadb would use it.
   if (!o.user.empty()) o.sql.user = o.user;
-  if (password_given) o.sql.password = o.password;
+  if (cl->password_given) o.sql.password = o.password;
   // SQL lives where the listeners are: on --host when it names another machine or
   // a port was given; otherwise the local server, found as the mariadb client finds it.
   // With several hosts, SQL goes to the first (--sql-host says otherwise).
   const std::string& host = o.hosts.front();
-  const bool local = !host_given || host == "127.0.0.1" || host == "localhost";
-  if (!sql_host.empty()) {
-    o.sql.host = sql_host;
+  const bool local = !cl->host_given || host == "127.0.0.1" || host == "localhost";
+  if (!cl->sql_host.empty()) {
+    o.sql.host = cl->sql_host;
   } else if (o.sql.port != 0 || !local) {
     o.sql.host = host;
   }
-  o.interactive = !has_execute && isatty(STDIN_FILENO);
-  if (o.interactive && !format_given) o.format = Format::kTable;
+  o.interactive = !cl->has_execute && isatty(STDIN_FILENO);
+  if (o.interactive && !cl->format_given) o.format = Format::kTable;
+  return kGoOn;
+}
 
-  Session session(o, stdout, stderr);
-  if (has_execute) {
-    // Raw lines may hold `;`: split them at newlines only.
-    std::vector<std::string> commands;
-    if (o.raw) {
-      size_t start = 0;
-      for (size_t lf; (lf = execute.find('\n', start)) != std::string::npos; start = lf + 1) {
-        if (lf > start) commands.push_back(execute.substr(start, lf - start));
-      }
-    } else {
-      commands = SplitCommands(execute);
+// The -e commands, one after the other.
+int RunExecuteCommands(Session* session, const CommandLine& cl) {
+  // Raw lines may hold `;`: split them at newlines only.
+  std::vector<std::string> commands;
+  if (cl.options.raw) {
+    size_t start = 0;
+    for (size_t lf; (lf = cl.execute.find('\n', start)) != std::string::npos; start = lf + 1) {
+      if (lf > start) commands.push_back(cl.execute.substr(start, lf - start));
     }
-    size_t next = 0;
-    auto from_list = [](void* src, std::string* line) {
-      auto* p = static_cast<std::pair<std::vector<std::string>*, size_t*>*>(src);
-      if (*p->second >= p->first->size()) return false;
-      *line = (*p->first)[(*p->second)++];
-      return true;
-    };
-    std::pair<std::vector<std::string>*, size_t*> src(&commands, &next);
-    return RunLines(&session, force, from_list, &src);
+  } else {
+    commands = SplitCommands(cl.execute);
   }
-  if (!o.interactive) {
-    auto from_stdin = [](void*, std::string* line) {
-      if (!std::getline(std::cin, *line)) return false;
-      if (!line->empty() && line->back() == '\r') line->pop_back();
-      return true;
-    };
-    return RunLines(&session, force, from_stdin, nullptr);
-  }
+  size_t next = 0;
+  auto from_list = [](void* src, std::string* line) {
+    auto* p = static_cast<std::pair<std::vector<std::string>*, size_t*>*>(src);
+    if (*p->second >= p->first->size()) return false;
+    *line = (*p->first)[(*p->second)++];
+    return true;
+  };
+  std::pair<std::vector<std::string>*, size_t*> src(&commands, &next);
+  return RunLines(session, cl.force, from_list, &src);
+}
 
+// Lines from a pipe.
+int RunStandardInput(Session* session, bool force) {
+  auto from_stdin = [](void*, std::string* line) {
+    if (!std::getline(std::cin, *line)) return false;
+    if (!line->empty() && line->back() == '\r') line->pop_back();
+    return true;
+  };
+  return RunLines(session, force, from_stdin, nullptr);
+}
+
+// Lines from a terminal, through libedit, with history and completion.
+int RunInteractive(Session* session, const CommandLine& cl, const char* program) {
+  const CliOptions& o = cl.options;
   std::string hosts;
   for (const std::string& h : o.hosts) hosts += (hosts.empty() ? "" : ",") + h;
   std::printf("rowsocket-cli: %s, read port %u, write port %u. Type 'help' for help.\n",
               hosts.c_str(), o.port, o.port_wr);
-  LineEditor editor(argv[0], history_file);
+  LineEditor editor(program, cl.history_file);
   std::string line;
-  while (!session.done()) {
-    editor.SetRawMode(session.raw_mode());
-    editor.SetWords(session.Words());
-    if (!editor.ReadLine(session.Prompt(), &line)) {
+  while (!session->done()) {
+    editor.SetRawMode(session->raw_mode());
+    editor.SetWords(session->Words());
+    if (!editor.ReadLine(session->Prompt(), &line)) {
       std::printf("\n");
       break;
     }
-    session.Run(line);
+    session->Run(line);
   }
   return 0;
+}
+
+int Main(int argc, char** argv) {
+  CommandLine cl;
+  int status = ParseCommandLine(argc, argv, &cl);
+  if (status == kGoOn) status = CompleteOptions(&cl);
+  if (status != kGoOn) return status;
+
+  Session session(cl.options, stdout, stderr);
+  if (cl.has_execute) return RunExecuteCommands(&session, cl);
+  if (!cl.options.interactive) return RunStandardInput(&session, cl.force);
+  return RunInteractive(&session, cl, argv[0]);
 }
 
 }  // namespace

@@ -123,6 +123,52 @@ void Invalid(McRequest* out, McStatus status) {
   }
 }
 
+// Fills the request's fields that the opcode carries in its extras (flags,
+// exptime, delta, initial, verbosity); `extras` holds `extras_size` bytes, a size
+// ShapeFits accepted for the opcode.
+void ReadExtras(const OpcodeSpec& spec, const char* extras, size_t extras_size,
+                McRequest* out) {
+  switch (spec.command) {
+    case McCommand::kStore:
+      if (extras_size == 8) {
+        out->flags = Load32(extras);
+        out->exptime = Exptime(extras + 4);
+        out->has_exptime = true;
+      }
+      // memcached turns a set, add or replace with a CAS into a compare-and-swap.
+      if (out->cas != 0 && (spec.store == McStoreMode::kSet || spec.store == McStoreMode::kAdd ||
+                            spec.store == McStoreMode::kReplace)) {
+        out->store = McStoreMode::kCas;
+      }
+      break;
+    case McCommand::kGat:
+    case McCommand::kTouch:
+      out->exptime = Exptime(extras);
+      out->has_exptime = true;
+      break;
+    case McCommand::kIncr:
+    case McCommand::kDecr:
+      out->decrement = spec.command == McCommand::kDecr;
+      out->delta = Load64(extras);
+      out->initial = Load64(extras + 8);
+      // An exptime of all ones: a missing counter is not created.
+      out->vivify = Load32(extras + 16) != 0xffffffffu;
+      out->vivify_exptime = out->vivify ? Exptime(extras + 16) : 0;
+      break;
+    case McCommand::kFlushAll:
+      if (extras_size == 4) {
+        out->exptime = Exptime(extras);
+        out->has_exptime = true;
+      }
+      break;
+    case McCommand::kVerbosity:
+      out->verbosity = Load32(extras);
+      break;
+    default:
+      break;
+  }
+}
+
 }  // namespace
 
 McParseResult ParseBinary(std::string_view input, const McLimits& limits, McRequest* out) {
@@ -195,45 +241,7 @@ McParseResult ParseBinary(std::string_view input, const McLimits& limits, McRequ
   } else {
     out->argument = key;  // stats group, SASL mechanism
   }
-  switch (spec.command) {
-    case McCommand::kStore:
-      if (extras_size == 8) {
-        out->flags = Load32(extras);
-        out->exptime = Exptime(extras + 4);
-        out->has_exptime = true;
-      }
-      // memcached turns a set, add or replace with a CAS into a compare-and-swap.
-      if (out->cas != 0 && (spec.store == McStoreMode::kSet || spec.store == McStoreMode::kAdd ||
-                            spec.store == McStoreMode::kReplace)) {
-        out->store = McStoreMode::kCas;
-      }
-      break;
-    case McCommand::kGat:
-    case McCommand::kTouch:
-      out->exptime = Exptime(extras);
-      out->has_exptime = true;
-      break;
-    case McCommand::kIncr:
-    case McCommand::kDecr:
-      out->decrement = spec.command == McCommand::kDecr;
-      out->delta = Load64(extras);
-      out->initial = Load64(extras + 8);
-      // An exptime of all ones: a missing counter is not created.
-      out->vivify = Load32(extras + 16) != 0xffffffffu;
-      out->vivify_exptime = out->vivify ? Exptime(extras + 16) : 0;
-      break;
-    case McCommand::kFlushAll:
-      if (extras_size == 4) {
-        out->exptime = Exptime(extras);
-        out->has_exptime = true;
-      }
-      break;
-    case McCommand::kVerbosity:
-      out->verbosity = Load32(extras);
-      break;
-    default:
-      break;
-  }
+  ReadExtras(spec, extras, extras_size, out);
   return result;
 }
 

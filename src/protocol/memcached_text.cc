@@ -133,6 +133,8 @@ class LineParser {
   void Meta();
   bool MetaFlags(size_t first);
   bool MetaFlag(std::string_view token);
+  enum class FlagArgument : uint8_t;
+  FlagArgument ReadMetaFlagArgument(std::string_view token);
   void MetaSet();
   // Takes the data block of `size` bytes after the line into out_->value, or asks for
   // more input, or fails on a bad terminator.
@@ -391,6 +393,80 @@ bool LineParser::MetaFlags(size_t first) {
   return true;
 }
 
+// What ReadMetaFlagArgument found.
+enum class LineParser::FlagArgument : uint8_t {
+  kRead,        // the flag is known and its argument, if any, stored in the request
+  kNotANumber,  // a flag whose argument must be a number has another one
+  kRefused,     // Fail() has set the answer
+};
+
+// Stores the argument that follows a flag's letter, for the letters that take one,
+// in the request's common fields (see McMetaFlags).
+LineParser::FlagArgument LineParser::ReadMetaFlagArgument(std::string_view token) {
+  McMetaFlags& meta = out_->meta;
+  const std::string_view arg = token.substr(1);
+  auto refuse = [this](std::string_view error) {
+    Fail(error);
+    return FlagArgument::kRefused;
+  };
+  auto read_if = [](bool parsed) {
+    return parsed ? FlagArgument::kRead : FlagArgument::kNotANumber;
+  };
+  switch (token[0]) {
+    case 'b':
+      return read_if(arg.empty());
+    case 'N':
+      if (!ParseInt32(arg, &out_->vivify_exptime)) return FlagArgument::kNotANumber;
+      out_->vivify = true;
+      return FlagArgument::kRead;
+    case 'T':
+      if (!ParseInt32(arg, &out_->exptime)) return FlagArgument::kNotANumber;
+      out_->has_exptime = true;
+      return FlagArgument::kRead;
+    case 'R':
+      return read_if(ParseInt32(arg, &out_->recache_exptime));
+    case 'C':
+      return read_if(ParseUnsigned(arg, UINT64_MAX, &out_->cas));
+    case 'E':
+      return read_if(ParseUnsigned(arg, UINT64_MAX, &out_->new_cas));
+    case 'F': {
+      uint64_t flags = 0;
+      if (!ParseUnsigned(arg, UINT32_MAX, &flags)) return refuse(kBadFormat);
+      out_->flags = static_cast<uint32_t>(flags);
+      return FlagArgument::kRead;
+    }
+    case 'M':
+      if (token.size() != 2) return refuse("CLIENT_ERROR incorrect length for M token");
+      meta.mode = token[1];
+      return FlagArgument::kRead;
+    case 'J':
+      if (!ParseUnsigned(arg, UINT64_MAX, &out_->initial)) {
+        return refuse("CLIENT_ERROR invalid numeric initial value");
+      }
+      return FlagArgument::kRead;
+    case 'D':
+      if (!ParseUnsigned(arg, UINT64_MAX, &out_->delta)) {
+        return refuse("CLIENT_ERROR invalid numeric delta value");
+      }
+      return FlagArgument::kRead;
+    case 'O':
+      if (token.size() > kMcMaxMetaOpaque) return refuse("CLIENT_ERROR opaque token too long");
+      meta.opaque = token;
+      return FlagArgument::kRead;
+    case 'q':
+      out_->noreply = true;
+      return FlagArgument::kRead;
+    case 'k':
+      out_->return_key = true;
+      return FlagArgument::kRead;
+    case 'v': case 'f': case 't': case 'c': case 's': case 'h': case 'l': case 'u':
+    case 'I': case 'x': case 'P': case 'L':
+      return FlagArgument::kRead;
+    default:
+      return refuse("CLIENT_ERROR invalid flag");
+  }
+}
+
 // One flag token: its letter, and the argument that follows it for some letters.
 bool LineParser::MetaFlag(std::string_view token) {
   McMetaFlags& meta = out_->meta;
@@ -399,81 +475,15 @@ bool LineParser::MetaFlag(std::string_view token) {
     Fail("CLIENT_ERROR duplicate flag");
     return false;
   }
-  const std::string_view arg = token.substr(1);
-  switch (token[0]) {
-    case 'b':
-      if (!arg.empty()) break;
-      goto known;
-    case 'N':
-      if (!ParseInt32(arg, &out_->vivify_exptime)) break;
-      out_->vivify = true;
-      goto known;
-    case 'T':
-      if (!ParseInt32(arg, &out_->exptime)) break;
-      out_->has_exptime = true;
-      goto known;
-    case 'R':
-      if (!ParseInt32(arg, &out_->recache_exptime)) break;
-      goto known;
-    case 'C':
-      if (!ParseUnsigned(arg, UINT64_MAX, &out_->cas)) break;
-      goto known;
-    case 'E':
-      if (!ParseUnsigned(arg, UINT64_MAX, &out_->new_cas)) break;
-      goto known;
-    case 'F': {
-      uint64_t flags = 0;
-      if (!ParseUnsigned(arg, UINT32_MAX, &flags)) {
-        Fail(kBadFormat);
-        return false;
-      }
-      out_->flags = static_cast<uint32_t>(flags);
-      goto known;
-    }
-    case 'M':
-      if (token.size() != 2) {
-        Fail("CLIENT_ERROR incorrect length for M token");
-        return false;
-      }
-      meta.mode = token[1];
-      goto known;
-    case 'J':
-      if (!ParseUnsigned(arg, UINT64_MAX, &out_->initial)) {
-        Fail("CLIENT_ERROR invalid numeric initial value");
-        return false;
-      }
-      goto known;
-    case 'D':
-      if (!ParseUnsigned(arg, UINT64_MAX, &out_->delta)) {
-        Fail("CLIENT_ERROR invalid numeric delta value");
-        return false;
-      }
-      goto known;
-    case 'O':
-      if (token.size() > kMcMaxMetaOpaque) {
-        Fail("CLIENT_ERROR opaque token too long");
-        return false;
-      }
-      meta.opaque = token;
-      goto known;
-    case 'q':
-      out_->noreply = true;
-      goto known;
-    case 'k':
-      out_->return_key = true;
-      goto known;
-    case 'v': case 'f': case 't': case 'c': case 's': case 'h': case 'l': case 'u':
-    case 'I': case 'x': case 'P': case 'L':
-      goto known;
-    default:
-      Fail("CLIENT_ERROR invalid flag");
+  switch (ReadMetaFlagArgument(token)) {
+    case FlagArgument::kRead:
+      break;
+    case FlagArgument::kNotANumber:
+      Fail(kBadMetaToken);
+      return false;
+    case FlagArgument::kRefused:
       return false;
   }
-  // A flag whose argument is not a number.
-  Fail(kBadMetaToken);
-  return false;
-
-known:
   meta.present |= uint64_t{1} << bit;
   meta.order[meta.count++] = token[0];
   return true;

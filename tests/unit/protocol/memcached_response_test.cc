@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <deque>
 #include <string>
 
@@ -225,6 +226,57 @@ TEST(MemcachedDelta, non_numeric_values_are_refused) {
   for (std::string_view bad : {"", " ", "abc", "-1", "+1", " 1", "1a", "1 2",
                                "18446744073709551616", "1.5"}) {
     EXPECT_FALSE(McApplyDelta(bad, false, 1).numeric) << bad;
+  }
+}
+
+constexpr uint64_t kMax = UINT64_MAX;
+
+TEST(MemcachedDelta, incr_past_the_largest_value_wraps_modulo_two_to_the_64) {
+  EXPECT_EQ(McApplyDelta("18446744073709551615", false, 1).value, 0u);
+  EXPECT_EQ(McApplyDelta("18446744073709551615", false, kMax).value, kMax - 1);
+  EXPECT_EQ(McApplyDelta("1", false, kMax).value, 0u);
+  EXPECT_EQ(McApplyDelta("18446744073709551615", false, 0).value, kMax);
+}
+
+TEST(MemcachedDelta, decr_by_more_than_the_value_stops_at_zero_never_wraps) {
+  EXPECT_EQ(McApplyDelta("5", true, kMax).value, 0u);
+  EXPECT_EQ(McApplyDelta("5", true, 5).value, 0u);
+  EXPECT_EQ(McApplyDelta("5", true, 4).value, 1u);
+  EXPECT_EQ(McApplyDelta("18446744073709551615", true, kMax).value, 0u);
+}
+
+TEST(MemcachedDelta, the_stored_text_has_exactly_the_digits_of_the_new_value) {
+  struct Case {
+    const char* stored;
+    bool decrement;
+    uint64_t delta;
+    const char* text;
+  };
+  for (const Case& c : {Case{"100", true, 1, "99"}, Case{"99", false, 1, "100"},
+                        Case{"1", true, 1, "0"}, Case{"0", false, 0, "0"},
+                        Case{"18446744073709551614", false, 1, "18446744073709551615"},
+                        Case{"10   ", false, 0, "10"}, Case{"000123", false, 0, "123"}}) {
+    const McDeltaResult r = McApplyDelta(c.stored, c.decrement, c.delta);
+    ASSERT_TRUE(r.numeric) << c.stored;
+    EXPECT_EQ(r.text(), c.text) << c.stored;
+    EXPECT_EQ(r.size, std::string_view(c.text).size()) << c.stored;
+    EXPECT_EQ(std::to_string(r.value), c.text) << c.stored;
+  }
+}
+
+TEST(MemcachedDelta, values_over_twenty_digits_of_worth_are_not_numeric) {
+  EXPECT_TRUE(McApplyDelta("18446744073709551615", false, 0).numeric);
+  EXPECT_FALSE(McApplyDelta("18446744073709551616", false, 0).numeric);
+  EXPECT_FALSE(McApplyDelta("99999999999999999999", false, 0).numeric);
+  EXPECT_FALSE(McApplyDelta("184467440737095516150", false, 0).numeric);
+}
+
+TEST(MemcachedDelta, a_refused_value_yields_no_digits) {
+  for (std::string_view bad : {"", "x", "1x", "0x10"}) {
+    const McDeltaResult r = McApplyDelta(bad, false, 1);
+    EXPECT_FALSE(r.numeric) << bad;
+    EXPECT_EQ(r.size, 0u) << bad;
+    EXPECT_EQ(r.value, 0u) << bad;
   }
 }
 
