@@ -107,6 +107,13 @@ class KeyValue {
   void Run(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
            OpenIndex* insert, KvResult* result, uint64_t flushed_below = 0);
 
+  // Runs `mc` as Run does and appends its answer to `out` (as WriteKvAnswer writes
+  // it). A text get or gets of a container with a CAS column and one value column
+  // writes each hit's value into `out` straight from its row: no copy of it but the
+  // answer's, no allocation per hit.
+  void Answer(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
+              OpenIndex* insert, uint64_t flushed_below, std::string* out);
+
   // A new CAS (any thread).
   static uint64_t NextCas();
 
@@ -141,7 +148,7 @@ class KeyValue {
   // The values a write stores for `item`, in the lookup index's column order; false
   // (with the error in *result) when its value does not split into the container's
   // value columns.
-  bool RowValues(const KvItem& item, std::vector<WireValue>* values, KvResult* result);
+  bool RowValues(const KvItem& item, std::vector<RowValue>* values, KvResult* result);
   void FindKey(std::string_view key);
   void FindRow(std::string_view row_key);
   static uint64_t DerivedCas(const KvItem& item);
@@ -154,10 +161,11 @@ class KeyValue {
   // Writes value, cas, flags and expiry of the row of `key` (which exists).
   bool Update(std::string_view key, const KvItem& item, OpenIndex* lookup, KvResult* result,
               uint64_t* matched = nullptr);
-  // Writes `values` into the lookup index's columns at `columns` (empty: the first
-  // ones) of the row of `key`, leaving its other columns as they are.
-  bool Change(std::string_view key, std::vector<uint32_t> columns, std::vector<WireValue> values,
-              OpenIndex* lookup, KvResult* result, uint64_t* matched = nullptr);
+  // Makes change_ (an update of some of the lookup index's columns, or a delete) to
+  // the row of `key`, leaving its other columns as they are.
+  bool Change(std::string_view key, OpenIndex* lookup, KvResult* result,
+              uint64_t* matched = nullptr);
+  void StartAfter(std::string_view cursor, uint32_t budget);
   bool ChangeColumn(const KvItem& item, uint32_t column, std::string_view text,
                     OpenIndex* lookup, KvResult* result);
   bool ChangeExpiry(const KvItem& item, OpenIndex* lookup, KvResult* result);
@@ -169,7 +177,9 @@ class KeyValue {
   bool Delete(std::string_view key, OpenIndex* lookup, KvResult* result);
   bool Failed(const RowResult& row, KvResult* result);
 
+  bool FindKeys(const McRequest& mc);
   void Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result);
+  void RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string* out);
   void Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
   void Set(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
   void Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
@@ -182,11 +192,11 @@ class KeyValue {
   const KvContainer* container_ = nullptr;  // the running command's
   uint64_t flushed_below_ = 0;              // and its flush (see Run)
   Field* key_column_ = nullptr;             // its key column
-  Request request_;      // the HandlerSocket request a step amounts to
-  std::string answer_;   // its answer (writes)
+  ScanSpec spec_;        // the rows a step reads or changes
+  RowChange change_;     // and what it does to them
+  std::vector<RowValue> values_;  // an insert's values
   String scratch_;       // text of the column being read
   std::vector<std::string> expired_;  // keys a sweep step found expired
-  std::string numbers_;  // text of the numbers a write stores
   std::string column_text_;       // a value column's text, as Read found it
   std::vector<size_t> in_keys_;   // a retrieval: the key of each IN value
 };
