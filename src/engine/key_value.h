@@ -15,8 +15,8 @@
 // A retrieval reads the rows of its keys in one find (an IN list of the key column),
 // whose rows come straight from the record (RowRequests::Read); a batch of nothing but
 // retrievals reads a snapshot without row locks (EngineExecutor::RunGroup). A command
-// that changes an item runs as the HandlerSocket requests it amounts to — a find of
-// the key, which locks the row, then an update, insert or delete — on two
+// that changes an item runs as the typed row operations it amounts to (row_spec.h) —
+// a find of the key, which locks the row, then an update, insert or delete — on two
 // open indexes of the container (`lookup`: the value columns, then CAS, flags and
 // expiry where the container has them; `insert`: the key column and the same),
 // inside the running batch's transaction. A key is one only if the key column holds
@@ -24,8 +24,9 @@
 // command writes only the columns it is about (append the last value column, prepend
 // the first, incr the one, touch the expiry), the others keep their values. A
 // container without a CAS column gives each item a CAS derived from its value and
-// flags, which every change of them (SQL's included) moves. So a memcached write
-// obeys every rule a HandlerSocket write does (sql_mode, binlog, durability before
+// flags, which every change of them (SQL's included) moves. CAS, flags and expiry are
+// stored as integers. So a memcached write obeys every rule a HandlerSocket write
+// does (sql_mode, defaults, generated columns, CHECK, versioning, binlog, durability before
 // the answer), and a read-modify-write (cas, append, incr) is atomic: the row stays
 // locked until the batch commits. An expired item is a miss; the write that meets it
 // replaces or deletes it. Every write but a touch gives the item a new CAS, unique
