@@ -242,10 +242,6 @@ bool ChangesScannedKey(const RowChange& change, OpenIndex* oi) {
   return oi->KeysChangedBy(change).is_set(oi->key_number());
 }
 
-bool ChangesScannedKey(const Request& r, OpenIndex* oi) {
-  return oi->KeysChangedBy(r).is_set(oi->key_number());
-}
-
 bool ChangesUniqueKey(const Request& r, OpenIndex* oi) {
   const TABLE* table = oi->table();
   const key_map changed = oi->KeysChangedBy(r);

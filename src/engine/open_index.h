@@ -97,12 +97,11 @@ inline Field* ModifiedColumn(const Request& r, const std::vector<Field*>& column
   return columns[r.modify_columns.empty() ? i : r.modify_columns[i]];
 }
 
-// Whether write `change` on `oi` changes the value of the scanned index.
+// Whether write `change` on `oi` changes the value of the scanned index (which
+// moves the row within the scan).
 bool ChangesScannedKey(const RowChange& change, OpenIndex* oi);
 
-// Whether find-and-modify `r` on `oi` changes (U, +, -) the value of the scanned
-// index (which moves the row within the scan); of any unique key.
-bool ChangesScannedKey(const Request& r, OpenIndex* oi);
+// Whether find-and-modify `r` on `oi` changes (U, +, -) the value of a unique key.
 bool ChangesUniqueKey(const Request& r, OpenIndex* oi);
 
 // What a `P` bound to one index id: the names, and the index as each executor
