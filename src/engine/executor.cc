@@ -695,11 +695,10 @@ void EngineExecutor::AnswerMemcachedRows(const BatchItem& item, const Step& step
   if (thread_.thd()->killed != NOT_KILLED) return AnswerError(item, KilledStatus(thread_.thd()));
   if (item.request->IsWrite()) thread_.thd()->set_time();
   if (mc.command == McCommand::kFlushAll) return FlushContainer(mc, step, item.out);
-  KvResult result;
   const KvContainer& container = step.container->container;
-  kv_.Run(mc, container, step.index, step.insert_index, &result,
-          flushes_->FlushedBelow(container.name, static_cast<int64_t>(std::time(nullptr))));
-  WriteKvAnswer(mc, result, item.out);
+  kv_.Answer(mc, container, step.index, step.insert_index,
+             flushes_->FlushedBelow(container.name, static_cast<int64_t>(std::time(nullptr))),
+             item.out);
 }
 
 // flush_all empties the default container only where rowsocket_memcached_flush

@@ -1,4 +1,4 @@
-// KeyValue: memcached's commands as HandlerSocket requests on a container (see
+// KeyValue: memcached's commands as typed row operations on a container (see
 // key_value.h).
 #include "engine/key_value.h"
 
@@ -8,7 +8,6 @@
 #include <chrono>
 #include <ctime>
 
-#include "engine/request_check.h"
 #include "engine/row_io.h"
 #include "protocol/wire_errors.h"
 
@@ -20,6 +19,10 @@ constexpr int64_t kRelativeLimit = 60 * 60 * 24 * 30;  // memcached: 30 days
 int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
 
 bool Expired(int64_t expires, int64_t now) { return expires != 0 && expires <= now; }
+
+// The index columns of a write of the first `n` (a bit by column, see
+// OpenIndex::WriteRefusal).
+uint64_t FirstColumns(size_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
 
 void AppendNumber(std::string* to, uint64_t n) {
   char digits[24];
@@ -98,7 +101,7 @@ KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* 
                                KvResult* result, int text_of) {
   FindKey(key);
   bool found = false;
-  const RowResult row = rows_->Read(request_, lookup, [&](size_t) {
+  const RowResult row = rows_->Read(spec_, lookup, [&](size_t) {
     ItemOfRow(key, lookup, item);
     if (text_of >= 0) {
       column_text_.clear();
@@ -154,24 +157,17 @@ uint64_t KeyValue::NewCas(const KvItem& item) {
   return container_->cas_column.empty() ? DerivedCas(item) : NextCas();
 }
 
-// request_: a find of the row of memcached's `key`.
+// spec_: a find of the row of memcached's `key`.
 void KeyValue::FindKey(std::string_view key) { FindRow(KvRowKey(key)); }
 
-// request_: a find of the row whose key column holds `row_key`.
-void KeyValue::FindRow(std::string_view row_key) {
-  request_.Clear();
-  request_.type = RequestType::kFind;
-  request_.op = FindOp::kEq;
-  request_.key.push_back(WireValue::Of(row_key));
-  request_.limit = 1;
-}
+// spec_: a find of the row whose key column holds `row_key`.
+void KeyValue::FindRow(std::string_view row_key) { spec_.FindOne(RowValue::Bytes(row_key)); }
 
-// The values a write stores, in the lookup index's order: the value split at the
-// container's separator into its value columns, then CAS, flags and expiry as text
-// (in numbers_, until the next call).
-bool KeyValue::RowValues(const KvItem& item, std::vector<WireValue>* values, KvResult* result) {
+// Appends the values a write stores, in the lookup index's order: the value split
+// at the container's separator into its value columns, then CAS, flags and expiry,
+// as the integers they are.
+bool KeyValue::RowValues(const KvItem& item, std::vector<RowValue>* values, KvResult* result) {
   const KvContainer& c = *container_;
-  values->clear();
   std::string_view rest(item.value);
   for (size_t i = 0; i + 1 < c.value_columns.size(); ++i) {
     const size_t at = c.separator.empty() ? std::string_view::npos : rest.find(c.separator);
@@ -183,74 +179,60 @@ bool KeyValue::RowValues(const KvItem& item, std::vector<WireValue>* values, KvR
                       c.separator + "'";
       return false;
     }
-    values->push_back(WireValue::Of(rest.substr(0, at)));
+    values->push_back(RowValue::Bytes(rest.substr(0, at)));
     rest.remove_prefix(at + c.separator.size());
   }
-  values->push_back(WireValue::Of(rest));
-  numbers_.clear();
-  size_t starts[3];
-  size_t n = 0;
-  if (!c.cas_column.empty()) starts[n++] = numbers_.size(), AppendNumber(&numbers_, item.cas);
-  if (!c.flags_column.empty()) starts[n++] = numbers_.size(), AppendNumber(&numbers_, item.flags);
+  values->push_back(RowValue::Bytes(rest));
+  if (!c.cas_column.empty()) values->push_back(RowValue::Unsigned(item.cas));
+  if (!c.flags_column.empty()) values->push_back(RowValue::Unsigned(item.flags));
   if (!c.expires_column.empty())
-    starts[n++] = numbers_.size(), AppendNumber(&numbers_, static_cast<uint64_t>(item.expires));
-  const std::string_view numbers(numbers_);
-  for (size_t k = 0; k < n; ++k) {
-    const size_t end = k + 1 < n ? starts[k + 1] : numbers.size();
-    values->push_back(WireValue::Of(numbers.substr(starts[k], end - starts[k])));
-  }
+    values->push_back(RowValue::Unsigned(static_cast<uint64_t>(item.expires)));
   return true;
 }
 
 bool KeyValue::Update(std::string_view key, const KvItem& item, OpenIndex* lookup,
                       KvResult* result, uint64_t* matched) {
-  std::vector<WireValue> values;
-  if (!RowValues(item, &values, result)) return false;
-  return Change(key, {}, std::move(values), lookup, result, matched);
+  change_.Clear();
+  change_.kind = RowWrite::kUpdate;
+  if (!RowValues(item, &change_.values, result)) return false;
+  return Change(key, lookup, result, matched);
 }
 
-bool KeyValue::Change(std::string_view key, std::vector<uint32_t> columns,
-                      std::vector<WireValue> values, OpenIndex* lookup, KvResult* result,
+// Runs change_ on the row of `key`. The index was checked when it was resolved
+// (OpenIndex::WriteRefusal): the write only reads what that found.
+bool KeyValue::Change(std::string_view key, OpenIndex* lookup, KvResult* result,
                       uint64_t* matched) {
+  uint64_t written = 0;
+  if (change_.kind != RowWrite::kDelete) {
+    if (change_.columns.empty()) written = FirstColumns(change_.values.size());
+    for (uint32_t column : change_.columns)
+      written |= column < 64 ? uint64_t{1} << column : ~uint64_t{0};
+  }
+  const WireStatus refusal = lookup->WriteRefusal(written);
+  if (!refusal.ok()) return !Failed(RowResult{refusal}, result);
   FindKey(key);
-  request_.modify = ModifyOp::kUpdate;
-  request_.modify_values = std::move(values);
-  request_.modify_columns = std::move(columns);
-  const WireStatus check = CheckRequest(&request_, lookup);
-  if (!check.ok()) return !Failed(RowResult{check}, result);
-  answer_.clear();
-  ResponseWriter w(&answer_);
-  const RowResult row = rows_->Find(request_, lookup, &w);
+  const RowResult row = rows_->Modify(spec_, change_, lookup);
   if (matched != nullptr) *matched = row.rows_read;
   return !Failed(row, result);
 }
 
 bool KeyValue::Insert(std::string_view key, const KvItem& item, OpenIndex* insert,
                       KvResult* result, bool* duplicate) {
-  std::vector<WireValue> values;
-  if (!RowValues(item, &values, result)) return false;
-  request_.Clear();
-  request_.type = RequestType::kInsert;
-  request_.insert_values = {WireValue::Of(KvRowKey(key))};
-  request_.insert_values.insert(request_.insert_values.end(), values.begin(), values.end());
-  const WireStatus check = CheckRequest(&request_, insert);
-  if (!check.ok()) return !Failed(RowResult{check}, result);
-  answer_.clear();
-  ResponseWriter w(&answer_);
-  const RowResult row = rows_->Insert(request_, insert, &w);
+  values_.clear();
+  values_.push_back(RowValue::Bytes(KvRowKey(key)));
+  if (!RowValues(item, &values_, result)) return false;
+  const WireStatus refusal = insert->WriteRefusal(FirstColumns(values_.size()));
+  if (!refusal.ok()) return !Failed(RowResult{refusal}, result);
+  const RowResult row = rows_->Insert(values_, insert);
   *duplicate = row.engine_error == HA_ERR_FOUND_DUPP_KEY;
   if (*duplicate) return false;
   return !Failed(row, result);
 }
 
 bool KeyValue::Delete(std::string_view key, OpenIndex* lookup, KvResult* result) {
-  FindKey(key);
-  request_.modify = ModifyOp::kDelete;
-  const WireStatus check = CheckRequest(&request_, lookup);
-  if (!check.ok()) return !Failed(RowResult{check}, result);
-  answer_.clear();
-  ResponseWriter w(&answer_);
-  return !Failed(rows_->Find(request_, lookup, &w), result);
+  change_.Clear();
+  change_.kind = RowWrite::kDelete;
+  return Change(key, lookup, result);
 }
 
 void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
@@ -310,66 +292,6 @@ bool KeyValue::IsRetrieval(McCommand command) {
     default:
       return false;
   }
-}
-
-// get, gets, gat, gats, mg: the hits, in key order; gat and gats (and mg with T)
-// give every hit its new expiry time. The keys are looked up in one find, as an IN
-// list of the key column; a key the column cannot hold as it is is a miss.
-void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
-  const bool touch = mc.command == McCommand::kGat || mc.command == McCommand::kGats ||
-                     (mc.command == McCommand::kMetaGet && mc.meta.Has('T'));
-  const int64_t now = Now();
-  request_.Clear();
-  request_.type = RequestType::kFind;
-  request_.op = FindOp::kEq;
-  request_.key.push_back(WireValue::Of(""));
-  request_.has_in = true;
-  in_keys_.clear();
-  for (size_t k = 0; k < mc.keys.size(); ++k) {
-    const std::string_view row_key = KvRowKey(mc.keys[k]);
-    if (!HoldsExactly(key_column_, row_key, &scratch_)) continue;
-    request_.in_values.push_back(WireValue::Of(row_key));
-    in_keys_.push_back(k);
-  }
-  result->outcome = McOutcome::kMiss;
-  if (in_keys_.empty()) return;
-  request_.limit = static_cast<uint32_t>(in_keys_.size());
-  // A key named many times is answered as often (as memcached does), within the
-  // answer's budget: the items are held until the answer is written.
-  const uint64_t max_answer = rows_->tunables()->max_answer_size.load(std::memory_order_relaxed);
-  uint64_t answer_size = 0;
-  bool too_large = false;
-  const RowResult row = rows_->Read(request_, lookup, [&](size_t in) {
-    KvItem item;
-    ItemOfRow(mc.keys[in_keys_[in]], lookup, &item);
-    if (Dead(item, now)) return WireStatus::OK();
-    answer_size += item.key.size() + item.value.size() + kKvItemFraming;
-    if (max_answer != 0 && answer_size > max_answer) {
-      too_large = true;
-      return ErrorStatus(WireError::kAnswerSize);
-    }
-    result->items.push_back(std::move(item));
-    return WireStatus::OK();
-  });
-  if (too_large) {
-    result->items.clear();
-    result->items.shrink_to_fit();
-    result->outcome = McOutcome::kError;
-    result->status = McStatus::kOutOfMemory;
-    result->error = "SERVER_ERROR out of memory writing get response";
-    return;
-  }
-  if (Failed(row, result)) {
-    result->items.clear();
-    return;
-  }
-  if (touch) {
-    for (KvItem& item : result->items) {
-      item.expires = KvExpiry(mc.exptime, now);
-      if (!ChangeExpiry(item, lookup, result)) return;
-    }
-  }
-  result->outcome = result->items.empty() ? McOutcome::kMiss : McOutcome::kSuccess;
 }
 
 // set, add, replace, append, prepend, cas (and ms in those modes).
@@ -558,24 +480,26 @@ uint32_t KeyValue::ExpiresAt() const {
 // where the container keeps one: nothing else of the row changes.
 bool KeyValue::ChangeColumn(const KvItem& item, uint32_t column, std::string_view text,
                             OpenIndex* lookup, KvResult* result) {
-  std::vector<uint32_t> columns{column};
-  std::vector<WireValue> values{WireValue::Of(text)};
-  numbers_.clear();
+  change_.Clear();
+  change_.kind = RowWrite::kUpdate;
+  change_.columns.push_back(column);
+  change_.values.push_back(RowValue::Bytes(text));
   if (!container_->cas_column.empty()) {
-    AppendNumber(&numbers_, item.cas);
-    columns.push_back(CasAt());
-    values.push_back(WireValue::Of(numbers_));
+    change_.columns.push_back(CasAt());
+    change_.values.push_back(RowValue::Unsigned(item.cas));
   }
-  return Change(item.key, std::move(columns), std::move(values), lookup, result);
+  return Change(item.key, lookup, result);
 }
 
 // Writes the item's expiry time into the row of `item`, where the container keeps
 // one (without, items never expire): nothing else of the row changes.
 bool KeyValue::ChangeExpiry(const KvItem& item, OpenIndex* lookup, KvResult* result) {
   if (container_->expires_column.empty()) return true;
-  numbers_.clear();
-  AppendNumber(&numbers_, static_cast<uint64_t>(item.expires));
-  return Change(item.key, {ExpiresAt()}, {WireValue::Of(numbers_)}, lookup, result);
+  change_.Clear();
+  change_.kind = RowWrite::kUpdate;
+  change_.columns.push_back(ExpiresAt());
+  change_.values.push_back(RowValue::Unsigned(static_cast<uint64_t>(item.expires)));
+  return Change(item.key, lookup, result);
 }
 
 // delete, md: an expired item is deleted too, and answered as a miss.
@@ -594,103 +518,6 @@ void KeyValue::Remove(const McRequest& mc, OpenIndex* lookup, KvResult* result) 
   }
   if (!Delete(key, lookup, result)) return;
   result->outcome = found == Found::kPresent ? McOutcome::kSuccess : McOutcome::kMiss;
-}
-
-void KeyValue::FindExpired(OpenIndex* sweep, uint32_t budget, std::string* cursor) {
-  const int64_t now = Now();
-  request_.Clear();
-  request_.type = RequestType::kFind;
-  // No key: from the index's first row.
-  request_.op = cursor->empty() ? FindOp::kGe : FindOp::kGt;
-  if (!cursor->empty()) request_.key.push_back(WireValue::Of(*cursor));
-  request_.limit = budget;
-  expired_.clear();
-  Field* key = sweep->columns()[0];
-  Field* expires = sweep->columns()[1];
-  uint32_t examined = 0;
-  const RowResult row = rows_->Read(request_, sweep, [&](size_t) {
-    ++examined;
-    cursor->clear();
-    AppendFieldText(key, &scratch_, cursor);
-    if (Expired(FieldNumber<int64_t>(expires, &scratch_), now)) expired_.push_back(*cursor);
-    return WireStatus::OK();
-  });
-  if (!row.status.ok()) expired_.clear();
-  if (!row.status.ok() || examined < budget) cursor->clear();
-}
-
-bool KeyValue::FindFlushed(const KvContainer& container, OpenIndex* scan, uint32_t budget,
-                           uint64_t below, std::string* cursor) {
-  request_.Clear();
-  request_.type = RequestType::kFind;
-  request_.op = cursor->empty() ? FindOp::kGe : FindOp::kGt;
-  if (!cursor->empty()) request_.key.push_back(WireValue::Of(*cursor));
-  request_.limit = budget;
-  expired_.clear();
-  Field* key = scan->columns()[0];
-  Field* cas = container.cas_column.empty() ? nullptr : scan->columns()[1];
-  uint32_t examined = 0;
-  const RowResult row = rows_->Read(request_, scan, [&](size_t) {
-    ++examined;
-    cursor->clear();
-    AppendFieldText(key, &scratch_, cursor);
-    if (cas == nullptr || FieldNumber<uint64_t>(cas, &scratch_) < below)
-      expired_.push_back(*cursor);
-    return WireStatus::OK();
-  });
-  if (!row.status.ok()) expired_.clear();
-  if (!row.status.ok() || examined < budget) cursor->clear();
-  return row.status.ok();
-}
-
-uint64_t KeyValue::DeleteFlushed(const KvContainer& container, OpenIndex* lookup,
-                                 uint64_t below, bool* complete) {
-  // The lookup index's columns: the value columns, then the CAS column.
-  Field* cas = container.cas_column.empty() ? nullptr
-                                            : lookup->columns()[container.value_columns.size()];
-  uint64_t deleted = 0;
-  *complete = false;
-  for (const std::string& k : expired_) {
-    FindRow(k);
-    bool flushed = false;
-    const RowResult locked = rows_->Read(request_, lookup, [&](size_t) {
-      flushed = cas == nullptr || FieldNumber<uint64_t>(cas, &scratch_) < below;
-      return WireStatus::OK();
-    });
-    if (!locked.status.ok()) return deleted;
-    if (!flushed) continue;
-    request_.modify = ModifyOp::kDelete;
-    answer_.clear();
-    ResponseWriter w(&answer_);
-    if (!rows_->Find(request_, lookup, &w).status.ok()) return deleted;
-    ++deleted;
-  }
-  expired_.clear();
-  *complete = true;
-  return deleted;
-}
-
-uint64_t KeyValue::DeleteExpired(OpenIndex* lookup) {
-  const int64_t now = Now();
-  Field* expires = lookup->columns().back();
-  uint64_t deleted = 0;
-  for (const std::string& k : expired_) {
-    FindRow(k);
-    bool still_expired = false;
-    const RowResult locked = rows_->Read(request_, lookup, [&](size_t) {
-      still_expired = Expired(FieldNumber<int64_t>(expires, &scratch_), now);
-      return WireStatus::OK();
-    });
-    if (!locked.status.ok()) break;
-    if (!still_expired) continue;
-    request_.modify = ModifyOp::kDelete;
-    answer_.clear();
-    ResponseWriter w(&answer_);
-    if (!rows_->Find(request_, lookup, &w).status.ok()) break;
-    ++deleted;
-  }
-  expired_.clear();
-  return deleted;
 }
 
 }  // namespace rowsocket

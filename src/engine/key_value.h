@@ -15,8 +15,8 @@
 // A retrieval reads the rows of its keys in one find (an IN list of the key column),
 // whose rows come straight from the record (RowRequests::Read); a batch of nothing but
 // retrievals reads a snapshot without row locks (EngineExecutor::RunGroup). A command
-// that changes an item runs as the HandlerSocket requests it amounts to — a find of
-// the key, which locks the row, then an update, insert or delete — on two
+// that changes an item runs as the typed row operations it amounts to (row_spec.h) —
+// a find of the key, which locks the row, then an update, insert or delete — on two
 // open indexes of the container (`lookup`: the value columns, then CAS, flags and
 // expiry where the container has them; `insert`: the key column and the same),
 // inside the running batch's transaction. A key is one only if the key column holds
@@ -24,8 +24,9 @@
 // command writes only the columns it is about (append the last value column, prepend
 // the first, incr the one, touch the expiry), the others keep their values. A
 // container without a CAS column gives each item a CAS derived from its value and
-// flags, which every change of them (SQL's included) moves. So a memcached write
-// obeys every rule a HandlerSocket write does (sql_mode, binlog, durability before
+// flags, which every change of them (SQL's included) moves. CAS, flags and expiry are
+// stored as integers. So a memcached write obeys every rule a HandlerSocket write
+// does (sql_mode, defaults, generated columns, CHECK, versioning, binlog, durability before
 // the answer), and a read-modify-write (cas, append, incr) is atomic: the row stays
 // locked until the batch commits. An expired item is a miss; the write that meets it
 // replaces or deletes it. Every write but a touch gives the item a new CAS, unique
@@ -107,6 +108,13 @@ class KeyValue {
   void Run(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
            OpenIndex* insert, KvResult* result, uint64_t flushed_below = 0);
 
+  // Runs `mc` as Run does and appends its answer to `out` (as WriteKvAnswer writes
+  // it). A text get or gets of a container with a CAS column and one value column
+  // writes each hit's value into `out` straight from its row: no copy of it but the
+  // answer's, no allocation per hit.
+  void Answer(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
+              OpenIndex* insert, uint64_t flushed_below, std::string* out);
+
   // A new CAS (any thread).
   static uint64_t NextCas();
 
@@ -141,7 +149,7 @@ class KeyValue {
   // The values a write stores for `item`, in the lookup index's column order; false
   // (with the error in *result) when its value does not split into the container's
   // value columns.
-  bool RowValues(const KvItem& item, std::vector<WireValue>* values, KvResult* result);
+  bool RowValues(const KvItem& item, std::vector<RowValue>* values, KvResult* result);
   void FindKey(std::string_view key);
   void FindRow(std::string_view row_key);
   static uint64_t DerivedCas(const KvItem& item);
@@ -154,10 +162,11 @@ class KeyValue {
   // Writes value, cas, flags and expiry of the row of `key` (which exists).
   bool Update(std::string_view key, const KvItem& item, OpenIndex* lookup, KvResult* result,
               uint64_t* matched = nullptr);
-  // Writes `values` into the lookup index's columns at `columns` (empty: the first
-  // ones) of the row of `key`, leaving its other columns as they are.
-  bool Change(std::string_view key, std::vector<uint32_t> columns, std::vector<WireValue> values,
-              OpenIndex* lookup, KvResult* result, uint64_t* matched = nullptr);
+  // Makes change_ (an update of some of the lookup index's columns, or a delete) to
+  // the row of `key`, leaving its other columns as they are.
+  bool Change(std::string_view key, OpenIndex* lookup, KvResult* result,
+              uint64_t* matched = nullptr);
+  void StartAfter(std::string_view cursor, uint32_t budget);
   bool ChangeColumn(const KvItem& item, uint32_t column, std::string_view text,
                     OpenIndex* lookup, KvResult* result);
   bool ChangeExpiry(const KvItem& item, OpenIndex* lookup, KvResult* result);
@@ -169,7 +178,9 @@ class KeyValue {
   bool Delete(std::string_view key, OpenIndex* lookup, KvResult* result);
   bool Failed(const RowResult& row, KvResult* result);
 
+  bool FindKeys(const McRequest& mc);
   void Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result);
+  void RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string* out);
   void Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
   void Set(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
   void Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
@@ -182,11 +193,11 @@ class KeyValue {
   const KvContainer* container_ = nullptr;  // the running command's
   uint64_t flushed_below_ = 0;              // and its flush (see Run)
   Field* key_column_ = nullptr;             // its key column
-  Request request_;      // the HandlerSocket request a step amounts to
-  std::string answer_;   // its answer (writes)
+  ScanSpec spec_;        // the rows a step reads or changes
+  RowChange change_;     // and what it does to them
+  std::vector<RowValue> values_;  // an insert's values
   String scratch_;       // text of the column being read
   std::vector<std::string> expired_;  // keys a sweep step found expired
-  std::string numbers_;  // text of the numbers a write stores
   std::string column_text_;       // a value column's text, as Read found it
   std::vector<size_t> in_keys_;   // a retrieval: the key of each IN value
 };

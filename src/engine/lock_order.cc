@@ -62,7 +62,7 @@ bool EngineExecutor::PlanLockOrder(BatchItem* items, size_t begin, size_t end) {
       const uint length = KeyLength(key, key->user_defined_key_parts);
       const size_t offset = lock_keys_.size();
       lock_keys_.resize(offset + length);
-      if (CopyKey(*items[i].request, 0, key, reinterpret_cast<uchar*>(&lock_keys_[offset]))) {
+      if (CopyKey(*items[i].request, key, reinterpret_cast<uchar*>(&lock_keys_[offset]))) {
         slot.offset = offset;
         slot.length = length;
       } else {

@@ -124,6 +124,16 @@ WireStatus OpenIndex::ResolveNames() {
   AddBaseColumns(table, &read_set_);
 
   FindChangedKeys();
+  computed_columns_ = 0;
+  computed_beyond_ = false;
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const Field* f = columns_[i];
+    if (f->vcol_info == nullptr && !f->vers_sys_field()) continue;
+    if (i < 64)
+      computed_columns_ |= uint64_t{1} << i;
+    else
+      computed_beyond_ = true;
+  }
   return WireStatus::OK();
 }
 
@@ -212,8 +222,24 @@ key_map OpenIndex::KeysChangedBy(const Request& r) const {
   return keys;
 }
 
-bool ChangesScannedKey(const Request& r, OpenIndex* oi) {
-  return oi->KeysChangedBy(r).is_set(oi->key_number());
+key_map OpenIndex::KeysChangedBy(const RowChange& change) const {
+  if (!change.changes_values() || change.columns.empty())
+    return changed_keys_[change.changes_values() ? change.values.size() : 0];
+  key_map keys;
+  keys.clear_all();
+  for (uint32_t column : change.columns) keys.merge(column_keys_[column]);
+  return keys;
+}
+
+WireStatus OpenIndex::WriteRefusal(uint64_t columns) const {
+  if (entry_->table->triggers != nullptr) return ErrorStatus(WireError::kTriggers);
+  if ((computed_columns_ & columns) != 0 || (computed_beyond_ && columns == ~uint64_t{0}))
+    return WireStatus::StorageCode(ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN);
+  return WireStatus::OK();
+}
+
+bool ChangesScannedKey(const RowChange& change, OpenIndex* oi) {
+  return oi->KeysChangedBy(change).is_set(oi->key_number());
 }
 
 bool ChangesUniqueKey(const Request& r, OpenIndex* oi) {

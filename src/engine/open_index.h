@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/accounts.h"
+#include "engine/row_spec.h"
 #include "engine/server_headers.h"
 #include "engine/table_cache.h"
 #include "protocol/wire_status.h"
@@ -55,6 +56,14 @@ class OpenIndex {
   // its values to its columns (the first ones, or its modify_columns); none for D
   // and plain finds. `r` must have passed CheckRequest.
   key_map KeysChangedBy(const Request& r) const;
+  key_map KeysChangedBy(const RowChange& change) const;
+
+  // Whether a write of the index's columns in `columns` (a bit by column position;
+  // ~0: every one) is refused, as SQL refuses it: a value for a generated or
+  // system-versioning column (SQL's error 1906), any write to a table with
+  // triggers (SQL would run them; rowsocket cannot). Decided when the names are
+  // resolved, so that a write only reads it.
+  WireStatus WriteRefusal(uint64_t columns = ~uint64_t{0}) const;
 
   // The table's scratch buffers (see TableEntry).
   uchar* key_buffer() { return entry_->key_buffer.data(); }
@@ -77,6 +86,8 @@ class OpenIndex {
   std::vector<Field*> filter_columns_;
   std::vector<key_map> changed_keys_;  // by number of columns written
   std::vector<key_map> column_keys_;   // by column: the keys writing it alone changes
+  uint64_t computed_columns_ = 0;      // by column (the first 64): SQL computes it
+  bool computed_beyond_ = false;       // a column past the 64th is computed
   MY_BITMAP read_set_{};
   std::vector<my_bitmap_map> read_set_words_;
 };
@@ -86,9 +97,11 @@ inline Field* ModifiedColumn(const Request& r, const std::vector<Field*>& column
   return columns[r.modify_columns.empty() ? i : r.modify_columns[i]];
 }
 
-// Whether find-and-modify `r` on `oi` changes (U, +, -) the value of the scanned
-// index (which moves the row within the scan); of any unique key.
-bool ChangesScannedKey(const Request& r, OpenIndex* oi);
+// Whether write `change` on `oi` changes the value of the scanned index (which
+// moves the row within the scan).
+bool ChangesScannedKey(const RowChange& change, OpenIndex* oi);
+
+// Whether find-and-modify `r` on `oi` changes (U, +, -) the value of a unique key.
 bool ChangesUniqueKey(const Request& r, OpenIndex* oi);
 
 // What a `P` bound to one index id: the names, and the index as each executor

@@ -60,6 +60,12 @@ void AppendFieldText(Field* field, String* scratch, std::string* out) {
   out->append(s->ptr(), s->length());
 }
 
+std::string_view FieldText(Field* field, String* scratch) {
+  if (field->is_null()) return {};
+  const String* s = field->val_str(scratch, scratch);
+  return std::string_view(s->ptr(), s->length());
+}
+
 template <typename T>
 T FieldNumber(Field* field, String* scratch) {
   if (field->is_null()) return 0;
@@ -78,17 +84,24 @@ template uint64_t FieldNumber<uint64_t>(Field*, String*);
 template uint32_t FieldNumber<uint32_t>(Field*, String*);
 template int64_t FieldNumber<int64_t>(Field*, String*);
 
-bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset) {
-  if (value.is_null) {
+bool StoreField(Field* field, const RowValue& value, my_ptrdiff_t offset) {
+  if (value.is_null()) {
     if (!field->real_maybe_null()) return false;
     field->set_null(offset);
     return true;
   }
   field->set_notnull(offset);
   if (offset != 0) field->move_field_offset(offset);
-  field->store(value.data, value.size, field->charset());
+  if (value.is_integer())
+    field->store(static_cast<longlong>(value.number), value.kind == RowValue::Kind::kUnsigned);
+  else
+    field->store(value.data, value.size, field->charset());
   if (offset != 0) field->move_field_offset(-offset);
   return true;
+}
+
+bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset) {
+  return StoreField(field, RowValueOf(value), offset);
 }
 
 bool HoldsExactly(Field* field, std::string_view value, String* scratch) {
@@ -125,27 +138,26 @@ uint KeyLength(const KEY* key, size_t nparts) {
   return length;
 }
 
-namespace {
-
-// Key part `i`'s value in `r`: its key value, or IN value number `in_value`.
-const WireValue& KeyValue(const Request& r, size_t in_value, size_t i) {
-  return (r.has_in && i == r.in_key_part) ? r.in_values[in_value] : r.key[i];
-}
-
-}  // namespace
-
-bool CopyKey(const Request& r, size_t in_value, KEY* key, uchar* out) {
-  const size_t nparts = r.key.size();
+bool CopyKey(const ScanSpec& spec, size_t in_value, KEY* key, uchar* out) {
+  const size_t nparts = spec.key.size();
   bool storable = true;
   for (size_t i = 0; i < nparts; ++i)
-    storable &= StoreField(key->key_part[i].field, KeyValue(r, in_value, i));
+    storable &= StoreField(key->key_part[i].field, spec.KeyPart(in_value, i));
   if (storable) key_copy(out, key->table->record[0], key, KeyLength(key, nparts));
   return storable;
 }
 
-void StoreKey(const Request& r, size_t in_value, KEY* key, my_ptrdiff_t offset) {
-  for (size_t i = 0; i < r.key.size(); ++i)
-    StoreField(WholeColumn(key->key_part[i]), KeyValue(r, in_value, i), offset);
+bool CopyKey(const Request& r, KEY* key, uchar* out) {
+  const size_t nparts = r.key.size();
+  bool storable = true;
+  for (size_t i = 0; i < nparts; ++i) storable &= StoreField(key->key_part[i].field, r.key[i]);
+  if (storable) key_copy(out, key->table->record[0], key, KeyLength(key, nparts));
+  return storable;
+}
+
+void StoreKey(const ScanSpec& spec, size_t in_value, KEY* key, my_ptrdiff_t offset) {
+  for (size_t i = 0; i < spec.key.size(); ++i)
+    StoreField(WholeColumn(key->key_part[i]), spec.KeyPart(in_value, i), offset);
 }
 
 }  // namespace rowsocket

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "engine/row_spec.h"
 #include "engine/server_headers.h"
 #include "protocol/request.h"
 #include "protocol/response.h"
@@ -22,13 +23,25 @@ void WriteField(Field* field, ResponseWriter* writer, String* scratch);
 // WriteField answers it (NULL appends nothing).
 void AppendFieldText(Field* field, String* scratch, std::string* out);
 
+// The text of `field`'s value in the current record[0], as AppendFieldText appends
+// it (NULL: empty), valid until the next use of `scratch` or the next read of the
+// row (a BLOB's text is the record's own bytes: nothing is copied).
+std::string_view FieldText(Field* field, String* scratch);
+
 // The number `field` holds in the current record[0], as a T: 0 for NULL and for a
 // value whose text is not a T (a negative number for an unsigned T, a word).
 template <typename T>
 T FieldNumber(Field* field, String* scratch);
 
-// Stores `value` into `field` (of record[0] shifted by `offset` bytes). Returns
+// A HandlerSocket value as a row value: its bytes, or NULL.
+inline RowValue RowValueOf(const WireValue& v) {
+  return v.is_null ? RowValue::Null() : RowValue::Bytes(v.view());
+}
+
+// Stores `value` into `field` (of record[0] shifted by `offset` bytes): bytes as
+// text of the column's character set, an integer as the number it is. Returns
 // false if the value is NULL and the column is NOT NULL.
+bool StoreField(Field* field, const RowValue& value, my_ptrdiff_t offset = 0);
 bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset = 0);
 
 // Whether `value` is exactly a value of `field`'s column: stored into it (in
@@ -43,11 +56,12 @@ bool HoldsExactly(Field* field, std::string_view value, String* scratch);
 // Bytes of the key image of the first `nparts` parts of `key`.
 uint KeyLength(const KEY* key, size_t nparts);
 
-// Stores the key values of `r` (with IN value number `in_value` in the IN key part,
-// if any) into record[0] and copies their key image (KeyLength bytes) to `out`.
+// Stores the key values of `spec` (with IN value number `in_value` in the IN key
+// part, if any) into record[0] and copies their key image (KeyLength bytes) to `out`.
 // Returns false, copying nothing, if a value is NULL for a NOT NULL part: such a key
-// finds nothing.
-bool CopyKey(const Request& r, size_t in_value, KEY* key, uchar* out);
+// finds nothing. The Request form takes its key values (no IN value).
+bool CopyKey(const ScanSpec& spec, size_t in_value, KEY* key, uchar* out);
+bool CopyKey(const Request& r, KEY* key, uchar* out);
 
 // The table's column behind a key part. (A part that indexes a prefix of its
 // column has a field of its own, as long as the prefix.)
@@ -55,10 +69,10 @@ inline Field* WholeColumn(const KEY_PART_INFO& part) {
   return part.field->table->field[part.fieldnr - 1];
 }
 
-// Stores the whole key values of `r` (as CopyKey picks them) into the key's
+// Stores the whole key values of `spec` (as CopyKey picks them) into the key's
 // columns of a record `offset` bytes from record[0], where CompareFieldToStored
 // finds them.
-void StoreKey(const Request& r, size_t in_value, KEY* key, my_ptrdiff_t offset);
+void StoreKey(const ScanSpec& spec, size_t in_value, KEY* key, my_ptrdiff_t offset);
 
 // Compares the field in record[0] with the same field in a record shifted by
 // `offset` (where a filter value was stored). NULLs compare like SQL's `<=>`:

@@ -1,5 +1,6 @@
-// RowRequests: finds, find-and-modify and inserts through the handler API (see
-// row_requests.h). Runs on a worker thread inside a batch.
+// RowRequests: reads, changes and inserts of rows through the handler API, in
+// typed row operations (see row_requests.h; HandlerSocket's adapters are in
+// row_requests_hs.cc). Runs on a worker thread inside a batch.
 #include "engine/row_requests.h"
 
 #include <string_view>
@@ -16,25 +17,25 @@ namespace {
 
 // Where a scan starts. `<=` starts at the last row equal to the key, as the
 // server's own descending range reads do.
-ha_rkey_function ReadFlag(FindOp op) {
+ha_rkey_function ReadFlag(ScanOp op) {
   switch (op) {
-    case FindOp::kEq: return HA_READ_KEY_EXACT;
-    case FindOp::kGe: return HA_READ_KEY_OR_NEXT;
-    case FindOp::kGt: return HA_READ_AFTER_KEY;
-    case FindOp::kLe: return HA_READ_PREFIX_LAST_OR_PREV;
-    case FindOp::kLt: return HA_READ_BEFORE_KEY;
+    case ScanOp::kEq: return HA_READ_KEY_EXACT;
+    case ScanOp::kGe: return HA_READ_KEY_OR_NEXT;
+    case ScanOp::kGt: return HA_READ_AFTER_KEY;
+    case ScanOp::kLe: return HA_READ_PREFIX_LAST_OR_PREV;
+    case ScanOp::kLt: return HA_READ_BEFORE_KEY;
   }
   return HA_READ_KEY_EXACT;
 }
 
-bool FilterHolds(CompareOp op, int cmp) {
+bool FilterHolds(ScanCompare op, int cmp) {
   switch (op) {
-    case CompareOp::kEq: return cmp == 0;
-    case CompareOp::kNe: return cmp != 0;
-    case CompareOp::kLt: return cmp < 0;
-    case CompareOp::kLe: return cmp <= 0;
-    case CompareOp::kGt: return cmp > 0;
-    case CompareOp::kGe: return cmp >= 0;
+    case ScanCompare::kEq: return cmp == 0;
+    case ScanCompare::kNe: return cmp != 0;
+    case ScanCompare::kLt: return cmp < 0;
+    case ScanCompare::kLe: return cmp <= 0;
+    case ScanCompare::kGt: return cmp > 0;
+    case ScanCompare::kGe: return cmp >= 0;
   }
   return false;
 }
@@ -43,13 +44,13 @@ enum class RowVerdict { kTake, kSkip, kStop };
 
 // Whether a row whose key, compared part by part with the request's key, gives
 // `cmp` lies where `op` looks.
-bool KeyHolds(FindOp op, int cmp) {
+bool KeyHolds(ScanOp op, int cmp) {
   switch (op) {
-    case FindOp::kEq: return cmp == 0;
-    case FindOp::kGe: return cmp >= 0;
-    case FindOp::kGt: return cmp > 0;
-    case FindOp::kLe: return cmp <= 0;
-    case FindOp::kLt: return cmp < 0;
+    case ScanOp::kEq: return cmp == 0;
+    case ScanOp::kGe: return cmp >= 0;
+    case ScanOp::kGt: return cmp > 0;
+    case ScanOp::kLe: return cmp <= 0;
+    case ScanOp::kLt: return cmp < 0;
   }
   return false;
 }
@@ -67,9 +68,9 @@ int CompareKeyToStored(const KEY* key, size_t nparts, my_ptrdiff_t offset) {
 
 }  // namespace
 
-// How a find scans its index: computed once per request.
+// How a find scans its index: computed once per operation.
 struct RowRequests::ScanPlan {
-  ScanPlan(const Request& r, OpenIndex* oi) {
+  ScanPlan(const ScanSpec& r, OpenIndex* oi) {
     TABLE* table = oi->table();
     KEY* key = oi->key();
     nparts = r.key.size();
@@ -77,7 +78,7 @@ struct RowRequests::ScanPlan {
     key_len = KeyLength(key, nparts);
     bool key_nullable = false;
     for (size_t i = 0; i < nparts; ++i) key_nullable |= key->key_part[i].null_bit != 0;
-    single_row = r.op == FindOp::kEq && nparts == key->user_defined_key_parts &&
+    single_row = r.op == ScanOp::kEq && nparts == key->user_defined_key_parts &&
                  (key->flags & HA_NOSAME) && !key_nullable;
     one_row = single_row && !r.has_in;
     flag = ReadFlag(r.op);
@@ -109,8 +110,8 @@ struct RowRequests::ScanPlan {
 // record[0], with the number of the key (of the IN list, else 0) that found it.
 // Stops at the request's budget of examined rows, and at a KILL.
 template <typename TakeRow>
-WireStatus RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan,
-                         TakeRow take_row) {
+WireStatus RowRequests::Scan(const ScanSpec& r, OpenIndex* oi, const ScanPlan& plan,
+                             TakeRow take_row) {
   TABLE* table = oi->table();
   handler* h = table->file;
   KEY* key = oi->key();
@@ -143,15 +144,14 @@ WireStatus RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& pl
            !KeyHolds(r.op, CompareKeyToStored(key, plan.nparts, plan.key_offset))))
         verdict = RowVerdict::kSkip;
       for (size_t i = 0; i < r.filters.size() && verdict == RowVerdict::kTake; ++i) {
-        const RequestFilter& f = r.filters[i];
+        const ScanFilter& f = r.filters[i];
         Field* column = fcolumns[f.column];
-        if (shared_filter_[i] && !f.value.is_null)
+        if (shared_filter_[i] && !f.value.is_null())
           StoreField(column, f.value, plan.filter_offset);
         // NULL equals NULL and lies below every value (SQL's <=> and ORDER BY).
-        const int cmp = f.value.is_null ? !column->is_null()
-                                        : CompareFieldToStored(column, plan.filter_offset);
-        if (!FilterHolds(f.op, cmp))
-          verdict = f.kind == FilterKind::kStop ? RowVerdict::kStop : RowVerdict::kSkip;
+        const int cmp = f.value.is_null() ? !column->is_null()
+                                          : CompareFieldToStored(column, plan.filter_offset);
+        if (!FilterHolds(f.op, cmp)) verdict = f.stop ? RowVerdict::kStop : RowVerdict::kSkip;
       }
       if (verdict == RowVerdict::kStop) break;
       if (verdict == RowVerdict::kTake) {
@@ -165,11 +165,11 @@ WireStatus RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& pl
       }
       if (plan.single_row) break;
       switch (r.op) {
-        case FindOp::kEq: rc = h->ha_index_next_same(table->record[0], key_buf, plan.key_len); break;
-        case FindOp::kGe:
-        case FindOp::kGt: rc = h->ha_index_next(table->record[0]); break;
-        case FindOp::kLe:
-        case FindOp::kLt: rc = h->ha_index_prev(table->record[0]); break;
+        case ScanOp::kEq: rc = h->ha_index_next_same(table->record[0], key_buf, plan.key_len); break;
+        case ScanOp::kGe:
+        case ScanOp::kGt: rc = h->ha_index_next(table->record[0]); break;
+        case ScanOp::kLe:
+        case ScanOp::kLt: rc = h->ha_index_prev(table->record[0]); break;
       }
     }
     if (rc != 0 && rc != HA_ERR_END_OF_FILE && rc != HA_ERR_KEY_NOT_FOUND) return EngineError(rc);
@@ -177,14 +177,14 @@ WireStatus RowRequests::Scan(const Request& r, OpenIndex* oi, const ScanPlan& pl
   return WireStatus::OK();
 }
 
-RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) {
+RowResult RowRequests::Modify(const ScanSpec& spec, const RowChange& change, OpenIndex* oi,
+                              const RowTaker* take) {
   engine_error_ = 0;
   TABLE* table = oi->table();
   handler* h = table->file;
-  const std::vector<Field*>& columns = oi->columns();
-  const bool modifying = r.modify != ModifyOp::kNone;
-  const ScanPlan plan(r, oi);
-  PrepareFilters(r, oi, plan);
+  const bool modifying = change.kind != RowWrite::kNone;
+  const ScanPlan plan(spec, oi);
+  PrepareFilters(spec, oi, plan);
 
   // A change to the scanned index's value moves the row within the scan, which
   // could then meet it again: such changes are made after the scan, on the rows it
@@ -193,62 +193,49 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   // (whose index scan does not survive a change to the table).
   const bool defer_changes =
       !plan.one_row && modifying &&
-      (r.has_in || ChangesScannedKey(r, oi) || table->file->ht->db_type == DB_TYPE_HEAP);
+      (spec.has_in || ChangesScannedKey(change, oi) || table->file->ht->db_type == DB_TYPE_HEAP);
   deferred_rows_.clear();
-  // A request that may change several rows keeps their before-images, so that an
-  // error half-way can undo the rows it had already changed.
+  // An operation that may change several rows keeps their before-images, so that
+  // an error half-way can undo the rows it had already changed.
   undo_.End();
   if (modifying && !plan.one_row) undo_.Begin(table);
 
-  if (int rc = BeginScan(oi, modifying)) {
-    RowResult result = Fail(rc);
-    w->Error(result.status);
-    return result;
-  }
+  if (int rc = BeginScan(oi, modifying)) return Fail(rc);
 
-  const size_t mark = w->Mark();
-  const bool rows_answer = !modifying || r.return_rows;
-  if (rows_answer) w->BeginRows(static_cast<uint32_t>(columns.size()));
-  const uint64_t max_answer = tunables_->max_answer_size.load(std::memory_order_relaxed);
   RowResult result;
-  result.status = Scan(r, oi, plan, [&](size_t) -> WireStatus {
-    if (rows_answer) {
-      for (Field* f : columns) WriteField(f, w, &scratch_);
-      if (max_answer != 0 && w->Mark() - mark > max_answer) return ErrorStatus(WireError::kAnswerSize);
+  result.status = Scan(spec, oi, plan, [&](size_t k) -> WireStatus {
+    if (take != nullptr) {
+      WireStatus s = (*take)(k);
+      if (!s.ok()) return s;
     }
     ++result.rows_read;
     if (defer_changes) {
       h->position(table->record[0]);
       deferred_rows_.append(reinterpret_cast<const char*>(h->ref), h->ref_length);
     } else if (modifying) {
-      bool change = false;
-      if (int rc = ModifyRow(r, oi, &change)) return EngineError(rc);
-      result.rows_changed += change;
+      bool changed = false;
+      if (int rc = ModifyRow(change, oi, &changed)) return EngineError(rc);
+      result.rows_changed += changed;
     }
     return WireStatus::OK();
   });
   if (result.status.ok() && defer_changes) {
-    if (int rc = ModifyDeferredRows(r, oi, &result.rows_changed)) result.status = EngineError(rc);
+    if (int rc = ModifyDeferredRows(change, oi, &result.rows_changed))
+      result.status = EngineError(rc);
   }
 
   if (!result.status.ok()) {
-    w->Truncate(mark);
     Undo(oi);
-    w->Error(result.status);
     RowResult failed;
     failed.status = result.status;
     failed.engine_error = engine_error_;
     return failed;
   }
   undo_.End();
-  if (rows_answer)
-    w->EndRows();
-  else
-    w->OkWithNumber(result.rows_changed);
   return result;
 }
 
-RowResult RowRequests::Read(const Request& r, OpenIndex* oi, RowTaker take) {
+RowResult RowRequests::Read(const ScanSpec& r, OpenIndex* oi, RowTaker take) {
   engine_error_ = 0;
   const ScanPlan plan(r, oi);
   PrepareFilters(r, oi, plan);
@@ -269,20 +256,20 @@ RowResult RowRequests::Read(const Request& r, OpenIndex* oi, RowTaker take) {
 // Filter values live in a scratch record, compared field by field (NULL is not
 // stored: a NOT NULL column has no place for it). A column that several filters
 // compare holds each one's value in turn, stored again before each comparison.
-void RowRequests::PrepareFilters(const Request& r, OpenIndex* oi, const ScanPlan& plan) {
+void RowRequests::PrepareFilters(const ScanSpec& r, OpenIndex* oi, const ScanPlan& plan) {
   const std::vector<Field*>& fcolumns = oi->filter_columns();
   shared_filter_.assign(r.filters.size(), false);
   filter_uses_.assign(fcolumns.size(), 0);
-  for (const RequestFilter& f : r.filters) ++filter_uses_[f.column];
+  for (const ScanFilter& f : r.filters) ++filter_uses_[f.column];
   for (size_t i = 0; i < r.filters.size(); ++i) {
-    const RequestFilter& f = r.filters[i];
+    const ScanFilter& f = r.filters[i];
     shared_filter_[i] = filter_uses_[f.column] > 1;
-    if (!f.value.is_null) StoreField(fcolumns[f.column], f.value, plan.filter_offset);
+    if (!f.value.is_null()) StoreField(fcolumns[f.column], f.value, plan.filter_offset);
   }
 }
 
-// Puts back what a failed find-and-modify had changed; the request's error answer
-// then tells the truth: it had no effect.
+// Puts back what a failed change had changed; its error then tells the truth: it
+// had no effect.
 void RowRequests::Undo(OpenIndex* oi) {
   thd_->clear_error();
   if (!undo_.active()) return;
@@ -312,16 +299,16 @@ RowResult RowRequests::Fail(int error) {
   return result;
 }
 
-// Applies the modify part of `r` to the row in record[0], with the server's rules
+// Applies `change` to the row in record[0], with the server's rules
 // for each written row (row_rules.h). Sets *changed unless a `-` would cross zero
 // (the row is left alone). Returns a handler error, an SQL error, or 0.
-int RowRequests::ModifyRow(const Request& r, OpenIndex* oi, bool* changed) {
+int RowRequests::ModifyRow(const RowChange& change, OpenIndex* oi, bool* changed) {
   TABLE* table = oi->table();
   handler* h = table->file;
   THD* thd = thd_;
   *changed = false;
   int rc = 0;
-  if (r.modify == ModifyOp::kDelete) {
+  if (change.kind == RowWrite::kDelete) {
     bool updated = false;
     rc = DeleteRow(table, &updated);
     if (rc == 0) updated ? undo_.RecordUpdate() : undo_.RecordDelete();
@@ -330,12 +317,12 @@ int RowRequests::ModifyRow(const Request& r, OpenIndex* oi, bool* changed) {
     table->reset_default_fields();
     WriteScope scope(thd);
     Arithmetic outcome = Arithmetic::kDone;
-    for (size_t i = 0; i < r.modify_values.size() && rc == 0; ++i) {
-      Field* f = ModifiedColumn(r, oi->columns(), i);
-      if (r.modify == ModifyOp::kUpdate) {
-        rc = StoreWrittenValue(thd, f, r.modify_values[i]);
+    for (size_t i = 0; i < change.values.size() && rc == 0; ++i) {
+      Field* f = oi->columns()[change.Column(i)];
+      if (change.kind == RowWrite::kUpdate) {
+        rc = StoreWrittenValue(thd, f, change.values[i]);
       } else {
-        rc = ApplyArithmetic(thd, f, r.modify_values[i], r.modify == ModifyOp::kDecrement,
+        rc = ApplyArithmetic(thd, f, change.values[i], change.kind == RowWrite::kDecrement,
                              &outcome);
         if (outcome == Arithmetic::kLeftAlone) break;
       }
@@ -365,7 +352,8 @@ int RowRequests::ModifyRow(const Request& r, OpenIndex* oi, bool* changed) {
 
 // Second phase of a find-and-modify whose changes move rows within its scan: visits
 // the rows the scan found, by position, and changes each once.
-int RowRequests::ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed) {
+int RowRequests::ModifyDeferredRows(const RowChange& change, OpenIndex* oi,
+                                    uint64_t* changed) {
   TABLE* table = oi->table();
   handler* h = table->file;
   EndScan(oi->entry());
@@ -377,15 +365,15 @@ int RowRequests::ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* c
     if (!seen.insert(std::string_view(&deferred_rows_[at], n)).second) continue;
     rc = h->ha_rnd_pos(table->record[0], reinterpret_cast<uchar*>(&deferred_rows_[at]));
     if (rc != 0) break;
-    bool change = false;
-    rc = ModifyRow(r, oi, &change);
-    *changed += change;
+    bool row_changed = false;
+    rc = ModifyRow(change, oi, &row_changed);
+    *changed += row_changed;
   }
   h->ha_rnd_end();
   return rc;
 }
 
-RowResult RowRequests::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w) {
+RowResult RowRequests::Insert(const std::vector<RowValue>& values, OpenIndex* oi) {
   TABLE* table = oi->table();
   handler* h = table->file;
   const std::vector<Field*>& columns = oi->columns();
@@ -399,19 +387,15 @@ RowResult RowRequests::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w
   WriteScope scope(thd);
   bool autoinc_given = false;
   int rc = 0;
-  for (size_t i = 0; i < r.insert_values.size() && rc == 0; ++i) {
+  for (size_t i = 0; i < values.size() && rc == 0; ++i) {
     Field* f = columns[i];
     // As in SQL, NULL for the AUTO_INCREMENT column asks for the next value.
-    if (r.insert_values[i].is_null && f == table->found_next_number_field) continue;
-    rc = StoreWrittenValue(thd, f, r.insert_values[i]);
-    if (f == table->found_next_number_field && !r.insert_values[i].is_null) autoinc_given = true;
+    if (values[i].is_null() && f == table->found_next_number_field) continue;
+    rc = StoreWrittenValue(thd, f, values[i]);
+    if (f == table->found_next_number_field && !values[i].is_null()) autoinc_given = true;
   }
   if (rc == 0) rc = CompleteInsertedRow(thd, table);
-  if (rc != 0) {
-    RowResult result = Fail(rc);
-    w->Error(result.status);
-    return result;
-  }
+  if (rc != 0) return Fail(rc);
   table->next_number_field = table->found_next_number_field;
   table->auto_increment_field_not_null = autoinc_given;
   rc = h->ha_write_row(table->record[0]);
@@ -421,18 +405,12 @@ RowResult RowRequests::Insert(const Request& r, OpenIndex* oi, ResponseWriter* w
   table->next_number_field = nullptr;
   table->auto_increment_field_not_null = false;
   h->ha_release_auto_increment();
-  if (rc != 0) {
-    RowResult result = Fail(rc);
-    w->Error(result.status);
-    return result;
-  }
+  if (rc != 0) return Fail(rc);
   oi->entry()->written = true;
-  if (has_autoinc)
-    w->OkWithNumber(static_cast<uint64_t>(id));
-  else
-    w->Ok();
   RowResult result;
   result.rows_changed = 1;
+  result.has_insert_id = has_autoinc;
+  result.insert_id = static_cast<uint64_t>(id);
   return result;
 }
 

@@ -1,14 +1,18 @@
-// RowRequests: the requests that touch rows — find (with IN, filters, offset and
-// limit), find-and-modify (U, +, -, D and their `?` forms) and insert — run on one
-// open index whose table the running batch has locked.
+// RowRequests: the operations that touch rows, run on one open index whose table
+// the running batch has locked: a read of the rows a ScanSpec selects (operator, key
+// parts, IN list, filters, offset, limit), the change of each (a RowChange: update,
+// +, -, delete) and an insert, with typed values (row_spec.h). HandlerSocket's find
+// and insert are adapters over them that add its text answer (row_requests_hs.cc);
+// memcached calls them directly.
 //
-// Each returns a RowResult: the request's status and its row counts; rows (or the
-// success line) go to the ResponseWriter, and a failed request leaves nothing there
-// and no change behind (see RowUndo). The batch around it (locks, commit, retries)
-// is EngineExecutor's. A find runs in steps: the plan (how to scan the index), the
-// scan (which rows the request selects, within its budget), the change of each
-// selected row (ModifyRow, row_rules.h), and the undo of a request that fails
-// half-way.
+// Each returns a RowResult: the operation's status and its row counts. A failed
+// operation leaves no change behind (see RowUndo), and a failed HandlerSocket
+// request nothing in its answer. The batch around it (locks, commit, retries) is
+// EngineExecutor's. A find runs in steps: the plan (how to scan the index), the
+// scan (which rows the spec selects, within its budget), the change of each
+// selected row (ModifyRow, row_rules.h), and the undo of a change that fails
+// half-way. Every spec and change must fit its index (ScanSpec::Check, and for
+// HandlerSocket CheckRequest; a write also OpenIndex::WriteRefusal).
 //
 // One per executor, used on its worker's thread.
 #pragma once
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "engine/open_index.h"
+#include "engine/row_spec.h"
 #include "engine/row_undo.h"
 #include "engine/server_headers.h"
 #include "protocol/request.h"
@@ -32,6 +37,8 @@ struct RowResult {
   int engine_error = 0;       // the storage engine's error behind `status`, if any
   uint64_t rows_read = 0;     // rows a find selected
   uint64_t rows_changed = 0;  // rows updated, deleted or inserted
+  bool has_insert_id = false; // an insert into a table with an AUTO_INCREMENT column:
+  uint64_t insert_id = 0;     // the value the row got
 };
 
 class RowRequests {
@@ -41,11 +48,14 @@ class RowRequests {
   RowRequests(const RowRequests&) = delete;
   RowRequests& operator=(const RowRequests&) = delete;
 
+  // HandlerSocket's find (and find-and-modify) and insert, answered into `w`. `r`
+  // must have passed CheckRequest.
   RowResult Find(const Request& r, OpenIndex* oi, ResponseWriter* w);
-  // A find without a modify part whose rows go to `take` instead of an answer: it
-  // sees each selected row in record[0], with the number of the key that found it
-  // (of the IN list, else 0), and may end the find with an error.
-  // (It refers to the caller's callable, which outlives the call, and copies
+  RowResult Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
+
+  // What sees each row an operation selects, in record[0], with the number of the
+  // key that found it (of the IN list, else 0); it may end the operation with an
+  // error. (It refers to the caller's callable, which outlives the call, and copies
   // nothing: no allocation per read, as a std::function's capture may need.)
   class RowTaker {
    public:
@@ -61,8 +71,17 @@ class RowRequests {
     void* callable_;
     WireStatus (*call_)(void*, size_t);
   };
-  RowResult Read(const Request& r, OpenIndex* oi, RowTaker take);
-  RowResult Insert(const Request& r, OpenIndex* oi, ResponseWriter* w);
+  // The rows `spec` selects, each to `take`.
+  RowResult Read(const ScanSpec& spec, OpenIndex* oi, RowTaker take);
+  // Applies `change` to each row `spec` selects (rows_read: the rows selected;
+  // rows_changed: those changed); `take`, if given, sees each row as it was. All or
+  // nothing: a failure puts back the rows already changed.
+  RowResult Modify(const ScanSpec& spec, const RowChange& change, OpenIndex* oi,
+                   const RowTaker* take = nullptr);
+  // Inserts a row whose index columns, from the first, hold `values` (at most one
+  // per column; NULL for the AUTO_INCREMENT column asks for its next value); the
+  // others get their defaults.
+  RowResult Insert(const std::vector<RowValue>& values, OpenIndex* oi);
 
   // How many requests so far failed on a row lock another transaction holds
   // (HA_ERR_LOCK_WAIT_TIMEOUT: the worker's THD waits for no row lock). A caller
@@ -76,11 +95,13 @@ class RowRequests {
  private:
   struct ScanPlan;
   template <typename TakeRow>
-  WireStatus Scan(const Request& r, OpenIndex* oi, const ScanPlan& plan, TakeRow take_row);
-  void PrepareFilters(const Request& r, OpenIndex* oi, const ScanPlan& plan);
+  WireStatus Scan(const ScanSpec& spec, OpenIndex* oi, const ScanPlan& plan, TakeRow take_row);
+  void PrepareFilters(const ScanSpec& spec, OpenIndex* oi, const ScanPlan& plan);
   int BeginScan(OpenIndex* oi, bool all_columns);
-  int ModifyRow(const Request& r, OpenIndex* oi, bool* changed);
-  int ModifyDeferredRows(const Request& r, OpenIndex* oi, uint64_t* changed);
+  int ModifyRow(const RowChange& change, OpenIndex* oi, bool* changed);
+  int ModifyDeferredRows(const RowChange& change, OpenIndex* oi, uint64_t* changed);
+  // A HandlerSocket request's scan and change, in hs_spec_ and hs_change_.
+  void SpecOf(const Request& r);
   WireStatus EngineError(int error);
   RowResult Fail(int error);
   void Undo(OpenIndex* oi);
@@ -88,6 +109,9 @@ class RowRequests {
   THD* thd_;
   const ServerTunables* tunables_;
   String scratch_;             // text of the column being answered
+  ScanSpec hs_spec_;           // the running HandlerSocket request's (SpecOf)
+  RowChange hs_change_;
+  std::vector<RowValue> hs_values_;  // and an insert's values
   std::string deferred_rows_;  // row positions of a find-and-modify done in two phases
   RowUndo undo_;               // rows the running find-and-modify has changed
   int engine_error_ = 0;       // the running request's handler or SQL error

@@ -2,6 +2,7 @@
 // Runs on a worker thread inside a write batch.
 #include "engine/row_rules.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <string>
 
@@ -34,7 +35,7 @@ int TakeServerError(THD* thd, int fallback) {
   return error;
 }
 
-int StoreWrittenValue(THD* thd, Field* field, const WireValue& value) {
+int StoreWrittenValue(THD* thd, Field* field, const RowValue& value) {
   if (!StoreField(field, value)) return ER_BAD_NULL_ERROR;
   field->set_has_explicit_value();
   return thd->is_error() ? TakeServerError(thd, ER_UNKNOWN_ERROR) : 0;
@@ -43,9 +44,21 @@ int StoreWrittenValue(THD* thd, Field* field, const WireValue& value) {
 namespace {
 
 // The delta as the protocol reads it: leading digits, like the original's parser.
-long long IntegerDelta(const WireValue& v) {
-  std::string text(v.view());
+// (An integer delta is that integer.)
+__int128 IntegerDelta(const RowValue& v) {
+  if (v.kind == RowValue::Kind::kUnsigned) return static_cast<__int128>(v.number);
+  if (v.kind == RowValue::Kind::kSigned) return static_cast<int64_t>(v.number);
+  std::string text(v.bytes());
   return std::strtoll(text.c_str(), nullptr, 10);
+}
+
+// The delta as text, for a DECIMAL or floating-point column.
+std::string_view DeltaText(const RowValue& v, char (&digits)[24]) {
+  if (!v.is_integer()) return v.bytes();
+  const auto r = v.kind == RowValue::Kind::kUnsigned
+                     ? std::to_chars(digits, digits + sizeof digits, v.number)
+                     : std::to_chars(digits, digits + sizeof digits, static_cast<int64_t>(v.number));
+  return std::string_view(digits, static_cast<size_t>(r.ptr - digits));
 }
 
 int StoreInteger(THD* thd, Field* f, __int128 value) {
@@ -83,7 +96,7 @@ int IntegerValue(THD* thd, Field* f, __int128* value) {
 
 }  // namespace
 
-int ApplyArithmetic(THD* thd, Field* f, const WireValue& delta, bool subtract,
+int ApplyArithmetic(THD* thd, Field* f, const RowValue& delta, bool subtract,
                     Arithmetic* outcome) {
   *outcome = Arithmetic::kDone;
   f->set_has_explicit_value();
@@ -105,7 +118,9 @@ int ApplyArithmetic(THD* thd, Field* f, const WireValue& delta, bool subtract,
       my_decimal old_buf, d, updated;
       const my_decimal* old = f->val_decimal(&old_buf);
       // Leniently, like the integer delta: what parses of it counts.
-      str2my_decimal(0, delta.data, delta.size, &my_charset_bin, &d);
+      char digits[24];
+      const std::string_view text = DeltaText(delta, digits);
+      str2my_decimal(0, text.data(), text.size(), &my_charset_bin, &d);
       const int result = subtract ? my_decimal_sub(0, &updated, old, &d)
                                   : my_decimal_add(0, &updated, old, &d);
       if (result & E_DEC_OVERFLOW) return ER_DATA_OUT_OF_RANGE;
@@ -117,7 +132,8 @@ int ApplyArithmetic(THD* thd, Field* f, const WireValue& delta, bool subtract,
       return thd->is_error() ? TakeServerError(thd, ER_WARN_DATA_OUT_OF_RANGE) : 0;
     }
     default: {
-      std::string text(delta.view());
+      char digits[24];
+      std::string text(DeltaText(delta, digits));
       const double d = std::strtod(text.c_str(), nullptr);
       const double old = f->val_real();
       const double updated = subtract ? old - d : old + d;

@@ -20,7 +20,7 @@
 
 #include "engine/server_headers.h"
 #include "engine/row_undo.h"
-#include "protocol/request.h"
+#include "engine/row_spec.h"
 
 namespace rowsocket {
 
@@ -46,7 +46,7 @@ int TakeServerError(THD* thd, int fallback);
 
 // Stores a written value into `field` of record[0] and marks it given explicitly.
 // Returns 0 or an SQL error (ER_BAD_NULL_ERROR, out of range, truncated, ...).
-int StoreWrittenValue(THD* thd, Field* field, const WireValue& value);
+int StoreWrittenValue(THD* thd, Field* field, const RowValue& value);
 
 // What `+` / `-` did to one column.
 enum class Arithmetic { kDone, kLeftAlone };
@@ -54,7 +54,7 @@ enum class Arithmetic { kDone, kLeftAlone };
 // integer value of a text column). A `-` that would take a value across zero
 // leaves the row alone (the protocol's rule); a NULL stays NULL. Returns 0 with
 // *outcome set, or an SQL error.
-int ApplyArithmetic(THD* thd, Field* field, const WireValue& delta, bool subtract,
+int ApplyArithmetic(THD* thd, Field* field, const RowValue& delta, bool subtract,
                     Arithmetic* outcome);
 
 // After the given values are in record[0] of a new row: defaults, period, generated

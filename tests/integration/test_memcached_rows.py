@@ -372,6 +372,48 @@ def test_touch_of_the_default_container_keeps_the_stored_cas(raw, sql, ready):
         [(b"v", cas, "5")]
 
 
+def test_a_write_of_a_generated_column_is_refused_and_the_others_still_work(raw, sql,
+                                                                          memcached_port, ready):
+    # The flags column is computed by SQL: a set (which writes it) is refused as SQL's
+    # INSERT of it is, and changes nothing; a touch writes only the expiry and works.
+    make_container(sql, memcached_port, "computed", "mc_computed",
+                   "k VARCHAR(20) PRIMARY KEY, v VARCHAR(20) NOT NULL, "
+                   "f INT UNSIGNED AS (LENGTH(v)) VIRTUAL, e INT UNSIGNED NOT NULL DEFAULT 0",
+                   [], flags="f", expires="e")
+    sql.execute("INSERT INTO test.mc_computed (k, v) VALUES ('a', 'four')")
+    assert sql_refuses(sql, "INSERT INTO test.mc_computed (k, v, f) VALUES ('z', 'x', 1)")
+    answer = text(raw, b"set @@computed.a 0 0 3", b"new")
+    assert answer.startswith(b"SERVER_ERROR") and b"1906" in answer, answer
+    assert text(raw, b"add @@computed.b 0 0 3", b"new").startswith(b"SERVER_ERROR")
+    assert sql.rows("SELECT k, v FROM test.mc_computed") == [("a", "four")]
+    assert text(raw, b"touch @@computed.a 1000") == b"TOUCHED\r\n"
+    assert int(sql.value("SELECT e FROM test.mc_computed WHERE k = 'a'")) > time.time()
+    assert text(raw, b"get @@computed.a") == b"VALUE @@computed.a 4 4\r\nfour\r\nEND\r\n"
+
+
+def test_writes_to_a_table_with_triggers_are_refused_once_the_trigger_exists(raw, sql,
+                                                                           memcached_port, ready):
+    # SQL would run the trigger and the listener cannot: it changes nothing. The
+    # refusal follows the table's definition (a trigger made after the container was
+    # first used counts; one dropped no longer does).
+    make_container(sql, memcached_port, "trig", "mc_trig",
+                   "k VARCHAR(20) PRIMARY KEY, v VARCHAR(20) NOT NULL", [("a", "one")])
+    assert text(raw, b"set @@trig.a 0 0 3", b"two") == b"STORED\r\n"
+    sql.execute("CREATE TRIGGER test.mc_trig_bu BEFORE UPDATE ON test.mc_trig "
+                "FOR EACH ROW SET NEW.v = UPPER(NEW.v)")
+    try:
+        answer = text(raw, b"set @@trig.a 0 0 5", b"three")
+        assert answer.startswith(b"SERVER_ERROR") and b"triggers" in answer, answer
+        assert text(raw, b"delete @@trig.a").startswith(b"SERVER_ERROR")
+        assert text(raw, b"set @@trig.b 0 0 1", b"b").startswith(b"SERVER_ERROR")
+        assert sql.rows("SELECT k, v FROM test.mc_trig") == [("a", "two")]
+        assert text(raw, b"get @@trig.a") == b"VALUE @@trig.a 0 3\r\ntwo\r\nEND\r\n"
+    finally:
+        sql.execute("DROP TRIGGER test.mc_trig_bu")
+    assert text(raw, b"set @@trig.a 0 0 4", b"four") == b"STORED\r\n"
+    assert sql.rows("SELECT k, v FROM test.mc_trig") == [("a", "four")]
+
+
 # --- item 16: system-versioned tables, and deadlocks of rowsocket's own batches -------
 
 def test_a_container_on_a_system_versioned_table_works_and_keeps_history(raw, sql,
