@@ -33,8 +33,8 @@
 #include "engine/server_thread.h"
 #include "engine/table_cache.h"
 #include "protocol/response.h"
-#include "server/config.h"
-#include "server/executor.h"
+#include "seam/config.h"
+#include "seam/executor.h"
 
 namespace rowsocket {
 

@@ -1,5 +1,5 @@
 // Latency buckets and request category names for the statistics of stats.h.
-#include "server/stats.h"
+#include "seam/stats.h"
 
 #include "protocol/memcached.h"
 
