@@ -12,6 +12,7 @@
 #include "engine/request_check.h"
 #include "engine/row_lookup.h"
 #include "protocol/memcached_rows.h"
+#include "protocol/memcached_status.h"
 #include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
 #include "util/clock.h"
@@ -683,12 +684,9 @@ void EngineExecutor::AnswerMemcachedRows(const BatchItem& item, const Step& step
       if (step.status.ok()) return w.Packet(mc, McStatus::kOk, 0, {}, {}, "Authenticated");
       return w.Error(mc, McStatus::kAuthError);
     }
-    if (step.status.code() == WireStatus::kUnauthorized) {
-      // Not logged in, or the grants refuse it: memcached's own words for that.
-      if (mc.framing == McFraming::kBinary) return McBinaryWriter(item.out).Error(mc, McStatus::kAuthError);
-      return McTextWriter(item.out).ClientError(
-          step.status.message() == "denied" ? "access denied" : "unauthenticated");
-    }
+    // Not logged in, or the grants refuse it: memcached's own words for that.
+    if (step.status.code() == WireStatus::kUnauthorized)
+      return McAnswerRefusal(mc, step.status, item.out);
     if (!step.status.ok()) return AnswerError(item, step.status);
     return AnswerMemcachedWithoutRows(mc, item.out);
   }
@@ -708,13 +706,8 @@ void EngineExecutor::AnswerMemcachedRows(const BatchItem& item, const Step& step
 // one (or with 0, a negative delay or a time already past) it deletes the rows now,
 // and drops a pending flush. What it did is logged (a line a second at most).
 void EngineExecutor::FlushContainer(const McRequest& mc, const Step& step, std::string* out) {
-  KvResult result;
-  if (!options_.tunables->memcached_flush.load(std::memory_order_relaxed)) {
-    result.outcome = McOutcome::kError;
-    result.status = McStatus::kNotStored;
-    result.error = "SERVER_ERROR flush_all is off (rowsocket_memcached_flush)";
-    return WriteKvAnswer(mc, result, out);
-  }
+  if (!options_.tunables->memcached_flush.load(std::memory_order_relaxed))
+    return McAnswerFlushOff(mc, out);
   const KvContainer& container = step.container->container;
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
   const int64_t at = mc.has_exptime && mc.exptime > 0 ? KvExpiry(mc.exptime, now) : 0;
@@ -735,12 +728,7 @@ void EngineExecutor::FlushContainer(const McRequest& mc, const Step& step, std::
     std::string answer;
     ResponseWriter w(&answer);
     const RowResult row = rows_.Find(r, step.index, &w);
-    if (!row.status.ok()) {
-      result.outcome = McOutcome::kError;
-      result.status = McStatus::kOutOfMemory;
-      result.error = "SERVER_ERROR " + std::string(row.status.message());
-      return WriteKvAnswer(mc, result, out);
-    }
+    if (!row.status.ok()) return McAnswerFailure(mc, row.status, out);
     LogLimited(&flushed, LogLevel::kWarning, "memcached flush_all deleted the %llu rows of %s.%s",
                static_cast<unsigned long long>(row.rows_changed), container.db.c_str(),
                container.table.c_str());
@@ -802,12 +790,7 @@ void EngineExecutor::AnswerError(const BatchItem& item, const WireStatus& status
   if (item.request->type != RequestType::kMemcached) return ResponseWriter(item.out).Error(status);
   const McRequest& mc = *item.request->memcached;
   if (status.ok()) return AnswerMemcachedWithoutRows(mc, item.out);
-  KvResult result;
-  result.outcome = McOutcome::kError;
-  result.status = McStatus::kOutOfMemory;  // memcached's "temporary failure"
-  result.error = "SERVER_ERROR " + std::to_string(static_cast<int>(status.code())) + " " +
-                 std::string(status.message());
-  WriteKvAnswer(mc, result, item.out);
+  McAnswerFailure(mc, status, item.out);
 }
 
 // A `P`: binds index id r.index_id of the connection to the index it names.
