@@ -11,7 +11,7 @@
 #include "engine/containers.h"
 #include "engine/request_check.h"
 #include "engine/row_lookup.h"
-#include "protocol/memcached_rows.h"
+#include "protocol/memcached_commands.h"
 #include "protocol/memcached_status.h"
 #include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
@@ -549,14 +549,12 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
   step.answered = true;
   const McRequest& mc = *r.memcached;
   if (bindings->account_logins) {
-    if (mc.command == McCommand::kSaslAuth) {
+    const McCommandInfo& info = McCommandProperties(mc.command);
+    if (info.logs_in) {
       step.status = SaslLogIn(bindings, mc);
       return step;
     }
-    const bool open_to_all = mc.command == McCommand::kSaslListMechs ||
-                             mc.command == McCommand::kVersion || mc.command == McCommand::kQuit ||
-                             mc.command == McCommand::kNoop || mc.command == McCommand::kInvalid;
-    if (!open_to_all && !bindings->logged_in()) {
+    if (!info.before_login && !bindings->logged_in()) {
       step.status = ErrorStatus(WireError::kUnauth);
       return step;
     }
@@ -644,14 +642,12 @@ WireStatus EngineExecutor::CheckContainerGrants(EngineIndexBindings* bindings,
   const McRequest& mc = *r.memcached;
   const uint32_t columns = static_cast<uint32_t>(lookup->columns().size());
   bool allowed = g.select;
-  if (mc.command == McCommand::kDelete || mc.command == McCommand::kMetaDelete ||
-      mc.command == McCommand::kFlushAll) {
+  const McCommandInfo& info = McCommandProperties(mc.command);
+  if (info.deletes) {
     allowed = allowed && g.del;
   } else if (r.IsWrite()) {
     allowed = allowed && g.update_columns >= columns;
-    if (allowed && (mc.command == McCommand::kStore || mc.command == McCommand::kMetaSet ||
-                    mc.command == McCommand::kMetaArithmetic || mc.command == McCommand::kIncr ||
-                    mc.command == McCommand::kDecr)) {
+    if (allowed && info.inserts) {
       IndexGrants* ig = &binding->insert->grants;
       s = RefreshGrants(bindings, insert, {}, ig);
       if (!s.ok()) return s;
@@ -679,7 +675,7 @@ void EngineExecutor::AnswerMemcachedRows(const BatchItem& item, const Step& step
         return McBinaryWriter(item.out).Error(mc, McStatus::kInvalidArguments);
       return McTextWriter(item.out).Line(step.client_error);
     }
-    if (mc.command == McCommand::kSaslAuth) {
+    if (McCommandProperties(mc.command).logs_in) {
       McBinaryWriter w(item.out);
       if (step.status.ok()) return w.Packet(mc, McStatus::kOk, 0, {}, {}, "Authenticated");
       return w.Error(mc, McStatus::kAuthError);
