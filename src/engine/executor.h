@@ -38,6 +38,9 @@
 
 namespace rowsocket {
 
+// Whether two identifiers (schema, column names) are the same, ASCII case aside.
+bool SameName(std::string_view a, std::string_view b);
+
 class EngineExecutor : public Executor {
  public:
   // `flusher`: where write commits may leave their log flush (null: they do not);
