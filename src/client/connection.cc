@@ -20,6 +20,7 @@
 #include "native_password.h"
 #include "protocol/answer.h"
 #include "protocol/codec.h"
+#include "protocol/wire_errors.h"
 #include "reply.h"
 #include "socket.h"
 
@@ -198,8 +199,9 @@ Result<Connection> Connection::Connect(const std::string& host, uint16_t port,
   }
   if (!options.user.empty()) {
     Status login = conn.Login(options.user, options.password);
+    // The server does not ask this listener's clients to log in (`3 1 authtype`).
     const bool not_asked = !login.ok() && login.error().is_server() && login.error().code() == 3 &&
-                           login.error().message() == "authtype";
+                           Describe(WireError::kAuthType).word == login.error().message();
     if (!login.ok() && !(not_asked && options.login_if_asked)) return login.error();
   }
   return Result<Connection>(std::move(conn));

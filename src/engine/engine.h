@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "server/config.h"
-#include "server/executor.h"
+#include "seam/config.h"
+#include "seam/executor.h"
 
 namespace rowsocket {
 
@@ -48,10 +48,10 @@ void LogToServerErrorLog();
 // False, with the reason in *error, when it is not.
 bool ServerIsTheBuildTarget(std::string* error);
 
-class Server;
+class ServerView;
 // The server whose connections and statistics the information_schema tables show
 // (null while none runs). Thread-safe.
-void ExposeServer(const Server* server);
+void ExposeServer(const ServerView* server);
 // Plugin init functions of information_schema.ROWSOCKET_CONNECTIONS and
 // information_schema.ROWSOCKET_LATENCY.
 // SQL's login of `user` from `host`/`ip` ended with `status` (0, or the error it

@@ -33,10 +33,13 @@
 #include "engine/server_thread.h"
 #include "engine/table_cache.h"
 #include "protocol/response.h"
-#include "server/config.h"
-#include "server/executor.h"
+#include "seam/config.h"
+#include "seam/executor.h"
 
 namespace rowsocket {
+
+// Whether two identifiers (schema, column names) are the same, ASCII case aside.
+bool SameName(std::string_view a, std::string_view b);
 
 class EngineExecutor : public Executor {
  public:

@@ -17,7 +17,7 @@
 #include "engine/log_flusher.h"
 #include "engine/server_headers.h"
 #include "engine/table_cache.h"
-#include "server/stats.h"
+#include "seam/stats.h"
 
 namespace rowsocket {
 

@@ -10,13 +10,13 @@
 #include "engine/server_headers.h"
 #include "sql_i_s.h"
 #include "sql_show.h"
-#include "server/server.h"
+#include "seam/server_view.h"
 
 namespace rowsocket {
 namespace {
 
 std::mutex g_server_mutex;
-const Server* g_server = nullptr;
+const ServerView* g_server = nullptr;
 
 namespace Show = ::Show;
 
@@ -98,7 +98,7 @@ int FillLatency(THD* thd, TABLE_LIST* tables, COND*) {
 
 }  // namespace
 
-void ExposeServer(const Server* server) {
+void ExposeServer(const ServerView* server) {
   std::lock_guard<std::mutex> lock(g_server_mutex);
   g_server = server;
 }

@@ -21,7 +21,7 @@
 #include "engine/server_headers.h"
 #include "engine/table_cache.h"
 #include "protocol/wire_status.h"
-#include "server/executor.h"
+#include "seam/executor.h"
 
 namespace rowsocket {
 

@@ -28,7 +28,7 @@
 #include "engine/server_headers.h"
 #include "protocol/request.h"
 #include "protocol/response.h"
-#include "server/config.h"
+#include "seam/config.h"
 
 namespace rowsocket {
 

@@ -15,7 +15,7 @@
 
 #include "engine/engine.h"
 #include "server/server.h"
-#include "server/stats.h"
+#include "seam/stats.h"
 #include "util/log.h"
 
 // What the server reserves descriptors for, from which rowsocket_max_connections'

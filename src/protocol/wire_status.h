@@ -36,7 +36,9 @@ class WireStatus {
   Code code() const { return code_; }
   std::string_view message() const { return std::string_view(message_, size_); }
 
-  bool operator==(const WireStatus& o) const { return code_ == o.code_ && message() == o.message(); }
+  bool operator==(const WireStatus& o) const {
+    return code_ == o.code_ && std::string_view(message_, size_) == std::string_view(o.message_, o.size_);
+  }
   bool operator!=(const WireStatus& o) const { return !(*this == o); }
 
  private:

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <thread>
 
-#include "protocol/memcached_rows.h"
+#include "protocol/memcached_commands.h"
 #include "protocol/wire_errors.h"
 #include "server/listener.h"
 #include "util/log.h"
@@ -291,7 +291,7 @@ size_t ClientConnection::ParseMemcached(uint32_t max_value_size, uint32_t max_un
       End();  // closes once the answers before it (and its own, if any) are out
       break;
     }
-    if (mc->command == McCommand::kSaslAuth && bindings_->account_logins) {
+    if (McCommandProperties(mc->command).logs_in && bindings_->account_logins) {
       // As after `A 3`: what follows a login is parsed next turn, once its answer
       // (and a refusal's delay, login_policy.h) is known.
       read_more_ = true;

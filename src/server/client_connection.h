@@ -36,9 +36,9 @@
 #include "protocol/memcached.h"
 #include "protocol/request.h"
 #include "protocol/wire_errors.h"
-#include "server/connection_info.h"
-#include "server/executor.h"
-#include "server/stats.h"
+#include "seam/connection_info.h"
+#include "seam/executor.h"
+#include "seam/stats.h"
 #include "util/tls.h"
 
 namespace rowsocket {

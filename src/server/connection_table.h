@@ -49,7 +49,7 @@
 #include <mutex>
 #include <vector>
 
-#include "server/connection_info.h"
+#include "seam/connection_info.h"
 
 namespace rowsocket {
 

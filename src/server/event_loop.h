@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "server/config.h"
+#include "seam/config.h"
 
 namespace rowsocket {
 

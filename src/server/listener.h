@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "server/config.h"
+#include "seam/config.h"
 #include "server/connection_table.h"
 #include "server/event_loop.h"
 

@@ -9,18 +9,19 @@
 #include <string>
 #include <vector>
 
-#include "server/config.h"
+#include "seam/config.h"
 #include "server/event_loop.h"
-#include "server/connection_info.h"
-#include "server/executor.h"
+#include "seam/connection_info.h"
+#include "seam/executor.h"
 #include "server/listener.h"
-#include "server/stats.h"
+#include "seam/server_view.h"
+#include "seam/stats.h"
 #include "server/worker.h"
 #include "util/tls.h"
 
 namespace rowsocket {
 
-class Server {
+class Server : public ServerView {
  public:
   Server(const ServerConfig& config, ServerTunables* tunables, ExecutorFactory* factory);
   ~Server();
@@ -33,9 +34,9 @@ class Server {
   void Stop();
 
   // Sums every worker's counters (any thread).
-  StatsSnapshot CollectStats() const;
+  StatsSnapshot CollectStats() const override;
   // Describes every open client connection (any thread).
-  std::vector<ConnectionInfo> DescribeConnections() const;
+  std::vector<ConnectionInfo> DescribeConnections() const override;
 
  private:
   bool StartListener(const ListenerConfig& lc, const char* name, std::string* error);

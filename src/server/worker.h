@@ -24,10 +24,10 @@
 #include <thread>
 #include <vector>
 
-#include "server/config.h"
+#include "seam/config.h"
 #include "server/client_connection.h"
 #include "server/event_loop.h"
-#include "server/executor.h"
+#include "seam/executor.h"
 
 namespace rowsocket {
 

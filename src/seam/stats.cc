@@ -1,37 +1,22 @@
 // Latency buckets and request category names for the statistics of stats.h.
-#include "server/stats.h"
+#include "seam/stats.h"
 
-#include "protocol/memcached.h"
+#include "protocol/memcached_commands.h"
 
 namespace rowsocket {
 namespace {
 
-// memcached's commands count as the HandlerSocket requests they amount to; those
-// without a key (version, stats, ...) with the P requests.
+// memcached's commands count as their table says (memcached_commands.h).
 RequestCategory CategoryOfMemcached(const Request& r) {
-  switch (r.memcached->command) {
-    case McCommand::kGet:
-    case McCommand::kGets:
-    case McCommand::kMetaGet:
-      return RequestCategory::kFind;
-    case McCommand::kStore:
-    case McCommand::kMetaSet:
-      return RequestCategory::kInsert;
-    case McCommand::kGat:
-    case McCommand::kGats:
-    case McCommand::kIncr:
-    case McCommand::kDecr:
-    case McCommand::kTouch:
-    case McCommand::kMetaArithmetic:
-      return RequestCategory::kUpdate;
-    case McCommand::kDelete:
-    case McCommand::kMetaDelete:
-      return RequestCategory::kDelete;
-    case McCommand::kInvalid:
-      return RequestCategory::kInvalid;
-    default:
-      return RequestCategory::kOpen;
+  switch (McCommandProperties(r.memcached->command).counts_as) {
+    case McCountsAs::kFind: return RequestCategory::kFind;
+    case McCountsAs::kInsert: return RequestCategory::kInsert;
+    case McCountsAs::kUpdate: return RequestCategory::kUpdate;
+    case McCountsAs::kDelete: return RequestCategory::kDelete;
+    case McCountsAs::kInvalid: return RequestCategory::kInvalid;
+    case McCountsAs::kOther: break;
   }
+  return RequestCategory::kOpen;
 }
 
 }  // namespace

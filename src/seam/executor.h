@@ -18,7 +18,7 @@
 #include <string>
 
 #include "protocol/request.h"
-#include "server/stats.h"
+#include "seam/stats.h"
 
 namespace rowsocket {
 
