@@ -22,6 +22,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 import threading
 
 import pytest
@@ -704,14 +705,21 @@ def test_a_dropped_connection_raises_io_error_and_stays_closed(target, write_rel
 @pytest.fixture
 def locked_row(server, sql, items):
     """Row 1 of test.py_plain, locked by an SQL transaction for the whole test: a write
-    to it waits (rowsocket_lock_wait_timeout, seconds) far past the clients' timeouts."""
-    sql.insert("py_plain", [(1, "one")])
+    to it waits (rowsocket_lock_wait_timeout, seconds) far past the clients' timeouts.
+    The write a client gave up on still waits apart after its connection closed, as
+    SQL's statement would, and is made once the lock is gone: the fixture waits for
+    it (its value "one"), so that it cannot land in a later test."""
+    sql.insert("py_plain", [(1, "held")])
     holder = Sql(server)
     holder.execute("BEGIN")
     holder.execute("SELECT * FROM test.py_plain WHERE k = 1 FOR UPDATE")
     yield
     holder.execute("ROLLBACK")
     holder.close()
+    deadline = time.monotonic() + 30
+    while sql.value("SELECT v FROM test.py_plain WHERE k = 1") != "one":
+        assert time.monotonic() < deadline, "the abandoned write was never made"
+        time.sleep(0.01)
 
 
 def test_a_request_past_its_timeout_is_an_io_error_and_closes_the_connection(target,
