@@ -246,29 +246,18 @@ def memcached_number(value):
     return int(digits)
 
 
-class SqlSide:
+class SqlSide(db.Sql):
     """One autocommit connection whose results are the stored bytes; UPDATE counts the
-    rows it matched (FOUND_ROWS), as a memcached write asks."""
+    rows it matched (FOUND_ROWS), as a memcached write asks. (db.Sql's queries on a
+    connection of its own.)"""
 
-    def __init__(self, server):
+    def __init__(self, server):  # pylint: disable=super-init-not-called
         self.conn = server.sql(conv=db._TEXT_ONLY, read_timeout=db.LOCK_WAIT_TIMEOUT + 30,
                                client_flag=pymysql.constants.CLIENT.FOUND_ROWS,
                                use_unicode=False)
         self.execute(f"SET SESSION lock_wait_timeout={db.LOCK_WAIT_TIMEOUT}")
         self.execute("SET SESSION character_set_results = binary")
         self.key_checks = {}
-
-    def close(self):
-        self.conn.close()
-
-    def execute(self, query, args=None):
-        with self.conn.cursor() as cur:
-            return cur.execute(query, args)
-
-    def rows(self, query, args=None):
-        with self.conn.cursor() as cur:
-            cur.execute(query, args)
-            return [tuple(r) for r in cur.fetchall()]
 
     # -- tables ---------------------------------------------------------------------
 

@@ -22,10 +22,10 @@ import servers
 import targets
 from db import Sql
 from memcached_support import Raw
+from test_write_concurrency import wait_for
 
 pytestmark = targets.rowsocket_only
 
-LIVENESS = 30          # seconds: something is wrong, not slow, beyond this
 LOCK_WAIT = 60         # rowsocket_lock_wait_timeout: past every client's socket timeout
 OK1 = ["0", "1", "1"]
 OK = ["0", "1"]
@@ -79,17 +79,6 @@ def holder(server):
 
 
 # -- helpers -------------------------------------------------------------------------
-
-def wait_for(predicate, what, timeout=LIVENESS, interval=0.01):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still waiting after {timeout}s for {what}")
-        time.sleep(interval)
-
 
 def status(sql, name):
     rows = sql.rows("SHOW GLOBAL STATUS LIKE %s", (name,))
