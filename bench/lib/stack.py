@@ -49,7 +49,7 @@ CREATED = "2010-02-03 11:22:33"
 USER_COLUMNS = """user_id INT UNSIGNED PRIMARY KEY, user_name VARCHAR(50),
     user_email VARCHAR(255), created DATETIME"""
 MEMCACHED = shutil.which("memcached") or "/usr/bin/memcached"
-# rowsocket.kv as the plugin makes it (src/engine/containers.cc), should it not come.
+# rowsocket.kv as the plugin makes it (src/engine/memcached/containers.cc), should it not come.
 KV_TABLE = ("CREATE TABLE IF NOT EXISTS rowsocket.kv (k VARBINARY(250) NOT NULL PRIMARY KEY, "
             "v MEDIUMBLOB NOT NULL, cas BIGINT UNSIGNED NOT NULL DEFAULT 0, "
             "flags INT UNSIGNED NOT NULL DEFAULT 0, expires INT UNSIGNED NOT NULL DEFAULT 0 "

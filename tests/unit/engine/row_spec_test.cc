@@ -1,6 +1,6 @@
 // Unit tests for the engine's typed row operations (engine/row_spec.h): the shape
 // check every scan spec passes before it runs, and the values a spec carries.
-#include "engine/row_spec.h"
+#include "engine/rows/row_spec.h"
 
 #include <gtest/gtest.h>
 

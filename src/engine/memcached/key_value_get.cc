@@ -1,0 +1,150 @@
+// KeyValue's retrievals (get, gets, gat, gats, mg, me; see key_value.h): the keys
+// of a command are one IN scan of the key column; a text get or gets writes its
+// hits into the answer straight from the rows. Runs on a worker thread inside a
+// batch.
+#include <ctime>
+
+#include "engine/memcached/key_value.h"
+#include "engine/rows/row_io.h"
+#include "protocol/wire_errors.h"
+
+namespace rowsocket {
+namespace {
+
+int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
+
+bool Expired(int64_t expires, int64_t now) { return expires != 0 && expires <= now; }
+
+}  // namespace
+
+// spec_: one find of the rows of `mc`'s keys, an IN list of the key column, with
+// in_keys_ the key of each IN value; a key the column cannot hold as it is is left
+// out (a miss). False if none is left.
+bool KeyValue::FindKeys(const McRequest& mc) {
+  spec_.Clear();
+  spec_.key.push_back(RowValue::Bytes(""));
+  spec_.has_in = true;
+  in_keys_.clear();
+  for (size_t k = 0; k < mc.keys.size(); ++k) {
+    const std::string_view row_key = KvRowKey(mc.keys[k]);
+    if (!HoldsExactly(key_column_, row_key, &scratch_)) continue;
+    spec_.in_values.push_back(RowValue::Bytes(row_key));
+    in_keys_.push_back(k);
+  }
+  spec_.limit = static_cast<uint32_t>(in_keys_.size());
+  return !in_keys_.empty();
+}
+
+void KeyValue::Answer(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
+                      OpenIndex* insert, uint64_t flushed_below, std::string* out) {
+  const bool plain_get = mc.command == McCommand::kGet || mc.command == McCommand::kGets;
+  if (plain_get && mc.framing == McFraming::kText && !mc.noreply &&
+      !container.cas_column.empty() && container.value_columns.size() == 1) {
+    container_ = &container;
+    flushed_below_ = flushed_below;
+    key_column_ = WholeColumn(lookup->key()->key_part[0]);
+    return RetrieveInto(mc, lookup, out);
+  }
+  KvResult result;
+  Run(mc, container, lookup, insert, &result, flushed_below);
+  WriteKvAnswer(mc, result, out);
+}
+
+// get and gets in text (see Answer): each hit's `VALUE` line and value go into the
+// answer as the scan reads its row, the value's bytes straight from the row; the
+// answer is the one Retrieve's items make, and an error takes back what was written.
+void KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string* out) {
+  McTextWriter w(out);
+  if (!FindKeys(mc)) return w.Reply(McTextReply::kEnd);
+  const int64_t now = Now();
+  const bool with_cas = mc.command == McCommand::kGets;
+  const std::vector<Field*>& columns = lookup->columns();
+  // The lookup index's columns: the value, the CAS, then flags and expiry where the
+  // container has them.
+  Field* value = columns[0];
+  Field* cas = columns[1];
+  Field* flags = container_->flags_column.empty() ? nullptr : columns[2];
+  Field* expires = container_->expires_column.empty() ? nullptr : columns.back();
+  const uint64_t max_answer = rows_->tunables()->max_answer_size.load(std::memory_order_relaxed);
+  const size_t mark = out->size();
+  uint64_t answer_size = 0;
+  bool too_large = false;
+  const RowResult row = rows_->Read(spec_, lookup, [&](size_t in) {
+    const uint64_t item_cas = FieldNumber<uint64_t>(cas, &scratch_);
+    const int64_t item_expires = expires == nullptr ? 0 : FieldNumber<int64_t>(expires, &scratch_);
+    if (Expired(item_expires, now) || (flushed_below_ != 0 && item_cas < flushed_below_))
+      return WireStatus::OK();
+    const uint32_t item_flags = flags == nullptr ? 0 : FieldNumber<uint32_t>(flags, &scratch_);
+    const std::string_view data = FieldText(value, &scratch_);
+    const std::string_view key = mc.keys[in_keys_[in]];
+    answer_size += key.size() + data.size() + kKvItemFraming;
+    if (max_answer != 0 && answer_size > max_answer) {
+      too_large = true;
+      return ErrorStatus(WireError::kAnswerSize);
+    }
+    if (with_cas)
+      w.ValueWithCas(key, item_flags, data, item_cas);
+    else
+      w.Value(key, item_flags, data);
+    return WireStatus::OK();
+  });
+  if (too_large) {
+    out->resize(mark);
+    return w.Line("SERVER_ERROR out of memory writing get response");
+  }
+  KvResult failed;
+  if (Failed(row, &failed)) {
+    out->resize(mark);
+    return w.Line(failed.error);
+  }
+  w.Reply(McTextReply::kEnd);
+}
+
+// get, gets, gat, gats, mg: the hits, in key order; gat and gats (and mg with T)
+// give every hit its new expiry time. The keys are looked up in one find, as an IN
+// list of the key column; a key the column cannot hold as it is is a miss.
+void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
+  const bool touch = mc.command == McCommand::kGat || mc.command == McCommand::kGats ||
+                     (mc.command == McCommand::kMetaGet && mc.meta.Has('T'));
+  const int64_t now = Now();
+  result->outcome = McOutcome::kMiss;
+  if (!FindKeys(mc)) return;
+  // A key named many times is answered as often (as memcached does), within the
+  // answer's budget: the items are held until the answer is written.
+  const uint64_t max_answer = rows_->tunables()->max_answer_size.load(std::memory_order_relaxed);
+  uint64_t answer_size = 0;
+  bool too_large = false;
+  const RowResult row = rows_->Read(spec_, lookup, [&](size_t in) {
+    KvItem item;
+    ItemOfRow(mc.keys[in_keys_[in]], lookup, &item);
+    if (Dead(item, now)) return WireStatus::OK();
+    answer_size += item.key.size() + item.value.size() + kKvItemFraming;
+    if (max_answer != 0 && answer_size > max_answer) {
+      too_large = true;
+      return ErrorStatus(WireError::kAnswerSize);
+    }
+    result->items.push_back(std::move(item));
+    return WireStatus::OK();
+  });
+  if (too_large) {
+    result->items.clear();
+    result->items.shrink_to_fit();
+    result->outcome = McOutcome::kError;
+    result->status = McStatus::kOutOfMemory;
+    result->error = "SERVER_ERROR out of memory writing get response";
+    return;
+  }
+  if (Failed(row, result)) {
+    result->items.clear();
+    return;
+  }
+  if (touch) {
+    for (KvItem& item : result->items) {
+      item.expires = KvExpiry(mc.exptime, now);
+      if (!ChangeExpiry(item, lookup, result)) return;
+    }
+  }
+  result->outcome = result->items.empty() ? McOutcome::kMiss : McOutcome::kSuccess;
+}
+
+}  // namespace rowsocket

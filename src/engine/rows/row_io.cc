@@ -1,0 +1,163 @@
+// Row I/O: Field <-> wire value conversions. Runs on a worker thread.
+#include "engine/rows/row_io.h"
+
+#include <charconv>
+#include <limits>
+#include <type_traits>
+
+namespace rowsocket {
+
+bool IsNumericField(const Field* field) {
+  switch (field->result_type()) {
+    case INT_RESULT:
+    case REAL_RESULT:
+    case DECIMAL_RESULT:
+      return field->type() != MYSQL_TYPE_BIT && field->cmp_type() != TIME_RESULT;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+// An integer column without ZEROFILL: its text is its decimal value.
+bool IsPlainInteger(const Field* field) {
+  switch (field->real_type()) {
+    case MYSQL_TYPE_TINY:
+    case MYSQL_TYPE_SHORT:
+    case MYSQL_TYPE_INT24:
+    case MYSQL_TYPE_LONG:
+    case MYSQL_TYPE_LONGLONG:
+      return !(field->flags & ZEROFILL_FLAG);
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void WriteField(Field* field, ResponseWriter* writer, String* scratch) {
+  if (field->is_null()) {
+    writer->NullValue();
+    return;
+  }
+  // Plain integer columns print as their decimal value; skip String machinery.
+  if (IsPlainInteger(field)) {
+    const longlong v = field->val_int();
+    if (field->is_unsigned())
+      writer->UnsignedValue(static_cast<uint64_t>(v));
+    else
+      writer->IntegerValue(v);
+    return;
+  }
+  String* s = field->val_str(scratch, scratch);
+  writer->WireValue(std::string_view(s->ptr(), s->length()));
+}
+
+void AppendFieldText(Field* field, String* scratch, std::string* out) {
+  if (field->is_null()) return;
+  String* s = field->val_str(scratch, scratch);
+  out->append(s->ptr(), s->length());
+}
+
+std::string_view FieldText(Field* field, String* scratch) {
+  if (field->is_null()) return {};
+  const String* s = field->val_str(scratch, scratch);
+  return std::string_view(s->ptr(), s->length());
+}
+
+template <typename T>
+T FieldNumber(Field* field, String* scratch) {
+  if (field->is_null()) return 0;
+  if (IsPlainInteger(field)) {
+    const longlong v = field->val_int();
+    if (v < 0 && !field->is_unsigned()) return std::is_signed_v<T> ? static_cast<T>(v) : 0;
+    const auto u = static_cast<ulonglong>(v);
+    return u <= static_cast<ulonglong>(std::numeric_limits<T>::max()) ? static_cast<T>(u) : 0;
+  }
+  const String* s = field->val_str(scratch, scratch);
+  T n = 0;
+  const char* end = s->ptr() + s->length();
+  return std::from_chars(s->ptr(), end, n).ptr == end ? n : 0;
+}
+template uint64_t FieldNumber<uint64_t>(Field*, String*);
+template uint32_t FieldNumber<uint32_t>(Field*, String*);
+template int64_t FieldNumber<int64_t>(Field*, String*);
+
+bool StoreField(Field* field, const RowValue& value, my_ptrdiff_t offset) {
+  if (value.is_null()) {
+    if (!field->real_maybe_null()) return false;
+    field->set_null(offset);
+    return true;
+  }
+  field->set_notnull(offset);
+  if (offset != 0) field->move_field_offset(offset);
+  if (value.is_integer())
+    field->store(static_cast<longlong>(value.number), value.kind == RowValue::Kind::kUnsigned);
+  else
+    field->store(value.data, value.size, field->charset());
+  if (offset != 0) field->move_field_offset(-offset);
+  return true;
+}
+
+bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset) {
+  return StoreField(field, RowValueOf(value), offset);
+}
+
+bool HoldsExactly(Field* field, std::string_view value, String* scratch) {
+  THD* thd = field->table->in_use;
+  const enum_check_fields saved = thd->count_cuted_fields;
+  thd->count_cuted_fields = CHECK_FIELD_IGNORE;
+  field->set_notnull();
+  field->store(value.data(), value.size(), field->charset());
+  thd->count_cuted_fields = saved;
+  const String* s = field->val_str(scratch, scratch);
+  const std::string_view held(s->ptr(), s->length());
+  if (held == value) return true;
+  // Under a PAD SPACE collation trailing spaces do not count in SQL's comparisons: a
+  // text value that lost only trailing spaces (CHAR keeps none, VARCHAR(n) those
+  // within n) is still the value SQL's WHERE matches.
+  const CHARSET_INFO* cs = field->charset();
+  if (field->result_type() != STRING_RESULT || cs == &my_charset_bin ||
+      (cs->state & MY_CS_NOPAD) || cs->mbminlen != 1 || value.size() < held.size())
+    return false;
+  return value.compare(0, held.size(), held) == 0 &&
+         value.find_first_not_of(' ', held.size()) == std::string_view::npos;
+}
+
+int CompareFieldToStored(Field* field, my_ptrdiff_t offset) {
+  bool a_null = field->is_null();
+  bool b_null = field->is_null(offset);
+  if (a_null || b_null) return a_null == b_null ? 0 : (a_null ? -1 : 1);
+  return field->cmp(field->ptr, field->ptr + offset);
+}
+
+uint KeyLength(const KEY* key, size_t nparts) {
+  uint length = 0;
+  for (size_t i = 0; i < nparts; ++i) length += key->key_part[i].store_length;
+  return length;
+}
+
+bool CopyKey(const ScanSpec& spec, size_t in_value, KEY* key, uchar* out) {
+  const size_t nparts = spec.key.size();
+  bool storable = true;
+  for (size_t i = 0; i < nparts; ++i)
+    storable &= StoreField(key->key_part[i].field, spec.KeyPart(in_value, i));
+  if (storable) key_copy(out, key->table->record[0], key, KeyLength(key, nparts));
+  return storable;
+}
+
+bool CopyKey(const Request& r, KEY* key, uchar* out) {
+  const size_t nparts = r.key.size();
+  bool storable = true;
+  for (size_t i = 0; i < nparts; ++i) storable &= StoreField(key->key_part[i].field, r.key[i]);
+  if (storable) key_copy(out, key->table->record[0], key, KeyLength(key, nparts));
+  return storable;
+}
+
+void StoreKey(const ScanSpec& spec, size_t in_value, KEY* key, my_ptrdiff_t offset) {
+  for (size_t i = 0; i < spec.key.size(); ++i)
+    StoreField(WholeColumn(key->key_part[i]), spec.KeyPart(in_value, i), offset);
+}
+
+}  // namespace rowsocket
