@@ -11,7 +11,11 @@ and against rowsocket, so a difference always shows beside the original's answer
 - the Net::HandlerSocket session of hs_clients/session.pl (the documentation's
   synopsis, a secondary index, IN, a filter, and execute_multi pipelines of reads and
   writes with an error in the middle): rowsocket must print what the original prints;
-- the hsclient tool's find by id.
+- the hsclient tool's find by id;
+- the node-handlersocket session of hs_clients/session.js (npm, installed in the cache
+  by scripts/node-clients.sh: its README's finds, a secondary index with limit, offset,
+  a filter and IN, every write it has, and errors): rowsocket must print what the
+  original prints.
 
 The server runs with sql_mode='' (non-strict), the mode of the MySQL the suite was
 written for: under MariaDB's default strict mode, test15 and test16 store values out
@@ -179,3 +183,32 @@ def test_hsclient_finds_by_id(both, clients, plugin_name):
          "k0=101"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["REC: " + SAMPLE_ROW.replace("\t", " ")]
+
+
+@pytest.fixture(scope="module")
+def node_path():
+    result = subprocess.run(["bash", os.path.join(ROOT, "scripts", "node-clients.sh")],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, "installing the npm clients failed:\n" + \
+        result.stderr[-3000:]
+    return result.stdout.strip().splitlines()[-1]
+
+
+def run_node_session(srv, sql, plugin_name, node_path):
+    sql.refill("hsc", HSC_ROWS)
+    plugin = srv.plugin(plugin_name)
+    result = subprocess.run(
+        ["node", os.path.join(HERE, "session.js"), "127.0.0.1", str(plugin.port),
+         str(plugin.port_wr)], env=dict(os.environ, NODE_PATH=node_path),
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"session.js against {plugin_name}:\n{result.stderr}"
+    return result.stdout.splitlines(), sql.rows("SELECT id, name, n FROM test.hsc ORDER BY id")
+
+
+def test_node_handlersocket_session_answers_like_the_original(both, node_path):
+    srv, sql = both
+    theirs = run_node_session(srv, sql, "original", node_path)
+    ours = run_node_session(srv, sql, "rowsocket", node_path)
+    assert ours[0][0] == SAMPLE_ROW        # the README's find by id prints the row
+    assert ours == theirs
+    assert ours[1] == [("1", "first", "16"), ("2", "bobby", "21"), ("3", "carol", "31")]
