@@ -99,11 +99,11 @@ install_packages() {
   # loop (rowsocket_io; the plugin then needs liburing2 at run time).
   local tools=(cmake g++ make dpkg-dev clang libclang-rt-14-dev pkg-config libgtest-dev libgmock-dev libedit-dev netcat-openbsd
                libssl-dev openssl liburing-dev
+               php-cli php-memcached python3-pylibmc python3-memcache
+               libcache-memcached-perl libcache-memcached-fast-perl
                python3 python3-pytest python3-pymysql python3-pip python3-setuptools python3-wheel
                python3-venv mypy procps xz-utils memcached tmux gnuplot-nox
                python3-pymemcache libmemcached-tools
-               php-cli php-memcached python3-pylibmc python3-memcache
-               libcache-memcached-perl libcache-memcached-fast-perl
                perl libperl-dev libdbi-perl libdbd-mariadb-perl)
   local missing=()
   for p in "${pkgs[@]}"; do
