@@ -89,17 +89,17 @@ install_packages() {
   done
   # perl, libperl-dev, libdbi-perl and libdbd-mariadb-perl: the original HandlerSocket's
   # Perl client and regression tests, run against rowsocket (scripts/build-hs-clients.sh).
-  # memcached, php-cli, php-memcached, python3-pylibmc, python3-memcache,
-  # python3-pymemcache, libcache-memcached-perl, libcache-memcached-fast-perl and
-  # libmemcached-tools: the real memcached clients of test_memcached_clients.py, each
-  # run against memcached itself and then rowsocket (node's come from npm at test
-  # time: scripts/node-clients.sh).
+  # memcached, php-cli, php-memcached, php-memcache, python3-pylibmc, python3-memcache,
+  # python3-pymemcache, python3-django, libcache-memcached-perl,
+  # libcache-memcached-fast-perl and libmemcached-tools: the real memcached clients of
+  # test_memcached_clients.py, each run against memcached itself and then rowsocket
+  # (node's come from npm at test time: scripts/node-clients.sh).
   # libssl-dev: TLS and the SHA1 of account login (OpenSSL 3, the one mariadbd links);
   # openssl: test_tls.py makes its certificates. liburing-dev: the io_uring event
   # loop (rowsocket_io; the plugin then needs liburing2 at run time).
   local tools=(cmake g++ make dpkg-dev clang libclang-rt-14-dev pkg-config libgtest-dev libgmock-dev libedit-dev netcat-openbsd
                libssl-dev openssl liburing-dev
-               php-cli php-memcached python3-pylibmc python3-memcache
+               php-cli php-memcached php-memcache python3-pylibmc python3-memcache python3-django
                libcache-memcached-perl libcache-memcached-fast-perl
                python3 python3-pytest python3-pymysql python3-pip python3-setuptools python3-wheel
                python3-venv mypy procps xz-utils memcached tmux gnuplot-nox
