@@ -66,7 +66,7 @@ def retrying(fn, seconds=15.0):
             time.sleep(0.2)
 
 
-def check_stats(stats, before_hits=None):
+def check_stats(stats):
     """stats: the field names and values of one server's `stats`, as str."""
     missing = [f for f in STATS_FIELDS if f not in stats]
     assert not missing, f"stats lacks {missing}"

@@ -12,7 +12,7 @@ from checks import Checks, check_stats, check_version, expect, retrying, sleep_u
 
 c = Checks()
 start = time.monotonic()
-a, b = c.servers
+a = c.servers[0]
 addr = [f"{h}:{p}" for h, p in c.servers]
 text = pylibmc.Client(addr[:1], behaviors={"tcp_nodelay": True, "cas": True})
 binary = pylibmc.Client(addr[:1], binary=True, behaviors={"cas": True})

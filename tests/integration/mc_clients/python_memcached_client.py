@@ -13,7 +13,7 @@ from checks import Checks, check_stats, check_version, expect, retrying, sleep_u
 
 c = Checks()
 start = time.monotonic()
-a, b = c.servers
+a = c.servers[0]
 addr = [f"{h}:{p}" for h, p in c.servers]
 mc = memcache.Client(addr[:1], cache_cas=True, dead_retry=1, socket_timeout=10)
 
