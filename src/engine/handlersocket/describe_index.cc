@@ -68,6 +68,10 @@ void AnswerDescribe(const DescribeTarget& target, Accounts* accounts,
   TABLE* table = target.table->table;
   std::vector<privilege_t> privileges;
   ResponseWriter w(out);
+  if (table == nullptr) {  // (a table the batch uses stays open: never so)
+    w.Error(ErrorStatus(WireError::kOpenTable));
+    return;
+  }
   if (!Privileges(accounts, bindings, table, &privileges)) {
     // The grants changed between the passes (a REVOKE seen by a rebuilt login).
     w.Error(ErrorStatus(WireError::kDenied));
