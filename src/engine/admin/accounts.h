@@ -101,11 +101,11 @@ class Accounts {
   // and the index's columns.
   void Check(AccountLogin* login, TABLE* table, uint key_number, const std::vector<Field*>& columns,
              const std::vector<Field*>& filter_columns, IndexGrants* grants);
-  // What SHOW COLUMNS shows the account of `login` of `table`, decided by the same
-  // server code in the same order: false when it has no privilege on the table or
-  // any of its columns (SQL's ER_TABLEACCESS_DENIED_ERROR); else, by field index,
-  // its column privileges (COL_ACLS bits: SELECT, INSERT, UPDATE, REFERENCES; 0:
-  // the column is not shown).
+  // The columns of `table` SHOW COLUMNS would show the account of `login`, decided
+  // by the same server code in the same order: false when the account has no
+  // privilege on the table nor on any of its columns (SQL's
+  // ER_TABLEACCESS_DENIED_ERROR); else, by field index, its privileges on each
+  // column (COL_ACLS bits: SELECT, INSERT, UPDATE, REFERENCES; none: not shown).
   bool ColumnPrivileges(AccountLogin* login, TABLE* table, std::vector<privilege_t>* privileges);
 
  private:
