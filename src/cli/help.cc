@@ -38,8 +38,8 @@ const Topic kTopics[] = {
      "open <db>.<table> [<index>] [<col,...>] [filter <col,...>]\n"
      "  Sends P with an index id of the CLI's choosing, and makes this index and these\n"
      "  columns the default of later commands on the table. Without a column list it uses\n"
-     "  all columns (read over SQL from the server the mariadb client would use, or\n"
-     "  from --sql-socket / --sql-port).\n"
+     "  all the columns you may read, as the server lists them (?describe; from a\n"
+     "  server that cannot, over SQL with --sql-socket / --sql-port).\n"
      "  open test.user PRIMARY user_name,user_email,created\n"},
     {"find",
      "find <t> [using <index>] [columns <col,...>] <op> <key>... [limit <n> [offset <m>]]\n"

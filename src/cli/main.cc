@@ -49,9 +49,9 @@ const char kUsage[] =
     "  -f, --force              go on after a failed command\n"
     "      --connect-timeout=S  seconds to wait for a connection (5)\n"
     "      --timeout=S          seconds to wait for an answer (30)\n"
-    "      --sql-socket=PATH    SQL socket, to read column names for auto-open (default:\n"
-    "                           as the mariadb client finds it: the [client] group of\n"
-    "                           the option files, else the local default socket)\n"
+    "      --sql-socket=PATH    SQL socket, to read column names for auto-open from a\n"
+    "                           server that cannot tell them (the original plugin;\n"
+    "                           rowsocket tells them itself)\n"
     "      --sql-port=PORT      SQL port (on --sql-host, default --host), likewise\n"
     "      --history-file=PATH  (default $ROWSOCKET_HISTFILE or ~/.rowsocket_history; '' for none)\n"
     "  -V, --version            -?, --help\n";
@@ -175,9 +175,9 @@ int ApplyOption(int opt, CommandLine* cl) {
     case 'f': cl->force = true; break;
     case kConnectTimeout: o.connect_timeout = std::chrono::seconds(std::atoi(optarg)); break;
     case kTimeout: o.io_timeout = std::chrono::seconds(std::atoi(optarg)); break;
-    case kSqlSocket: o.sql.socket = optarg; break;
-    case kSqlPort: o.sql.port = static_cast<unsigned>(std::atoi(optarg)); break;
-    case kSqlHost: cl->sql_host = optarg; break;
+    case kSqlSocket: o.sql.socket = optarg; o.sql.given = true; break;
+    case kSqlPort: o.sql.port = static_cast<unsigned>(std::atoi(optarg)); o.sql.given = true; break;
+    case kSqlHost: cl->sql_host = optarg; o.sql.given = true; break;
     case 'u': o.user = optarg; break;
     case 'p':
       cl->password_given = true;

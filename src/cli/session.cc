@@ -194,7 +194,36 @@ bool Session::RunSetting(const Command& c) {
   }
 }
 
-Result<Index> Session::IndexFor(const Command& c) {
+// All the columns of db.table the account may read, as the server describes them
+// (on the listener `role` names, the one the command will use), once per table.
+// Where the server cannot describe (the original plugin), over SQL when the command
+// line named an SQL server; otherwise the error says what to do.
+Result<std::vector<std::string>> Session::ColumnsOf(const std::string& db,
+                                                    const std::string& table,
+                                                    const std::string& index,
+                                                    client::Role role) {
+  const std::string name = db + "." + table;
+  const auto cached = described_.find(name);
+  if (cached != described_.end()) return cached->second;
+  Result<client::Pool::Lease> lease = pool_.Acquire(role);
+  if (!lease.ok()) return lease.error();
+  // (A raw line on a pooled connection: ?describe uses no index id, so the
+  // connection's own bookkeeping of ids stays true.)
+  Result<std::vector<std::string>> answers = (*lease)->ExchangeRaw(DescribeRequest(db, table, index));
+  if (!answers.ok()) return answers.error();
+  Result<std::vector<DescribedColumn>> described = ParseDescribeAnswer(answers->front());
+  if (!described.ok()) {
+    if (!IsUnknownRequest(described.error())) return described.error();
+    if (options_.sql.given) return sql_->Columns(db, table);
+    return Error::Usage("which columns of " + name + "? the server cannot list them (it "
+                        "answers ?describe with 2 1 cmd: not rowsocket, or an older one); "
+                        "name them (columns a,b or open " + name + " PRIMARY a,b), or start "
+                        "rowsocket-cli with --sql-socket or --sql-port so it reads them over SQL");
+  }
+  return described_[name] = ColumnsToOpen(*described);
+}
+
+Result<Index> Session::IndexFor(const Command& c, client::Role role) {
   const std::string db = c.db.empty() ? db_ : c.db;
   if (db.empty()) return Error::Usage("which database? write <db>." + c.table + " or use <db>");
   const std::string name = db + "." + c.table;
@@ -206,7 +235,7 @@ Result<Index> Session::IndexFor(const Command& c) {
   std::vector<std::string> columns = c.columns;
   if (columns.empty() && defaults) columns = defaults->columns;
   if (columns.empty()) {
-    Result<std::vector<std::string>> all = sql_->Columns(db, c.table);
+    Result<std::vector<std::string>> all = ColumnsOf(db, c.table, index, role);
     if (!all.ok()) return all.error();
     columns = all.value();
   }
@@ -236,7 +265,7 @@ Query Session::QueryFor(const Command& c) const {
 }
 
 bool Session::RunOpen(const Command& c) {
-  Result<Index> index = IndexFor(c);
+  Result<Index> index = IndexFor(c, client::Role::kRead);
   if (!index.ok()) return Fail(index.error());
   const Clock::time_point start = Clock::now();
   Result<client::Pool::Lease> lease = pool_.Acquire(client::Role::kRead);
@@ -256,7 +285,7 @@ bool Session::RunOpen(const Command& c) {
 }
 
 bool Session::RunFind(const Command& c) {
-  Result<Index> index = IndexFor(c);
+  Result<Index> index = IndexFor(c, client::Role::kRead);
   if (!index.ok()) return Fail(index.error());
   const Clock::time_point start = Clock::now();
   Result<Rows> rows = pool_.Find(*index, QueryFor(c));
@@ -266,7 +295,7 @@ bool Session::RunFind(const Command& c) {
 }
 
 bool Session::RunInsert(const Command& c) {
-  Result<Index> index = IndexFor(c);
+  Result<Index> index = IndexFor(c, client::Role::kWrite);
   if (!index.ok()) return Fail(index.error());
   const Clock::time_point start = Clock::now();
   Result<uint64_t> id = pool_.Insert(*index, c.values);
@@ -282,7 +311,7 @@ bool Session::RunInsert(const Command& c) {
 }
 
 bool Session::RunModify(const Command& c) {
-  Result<Index> index = IndexFor(c);
+  Result<Index> index = IndexFor(c, client::Role::kWrite);
   if (!index.ok()) return Fail(index.error());
   const Query q = QueryFor(c);
   const Clock::time_point start = Clock::now();

@@ -4,7 +4,9 @@
 // on the read listener, writes on the write listener (of the first host that
 // answers, when several are given), each table opened on demand
 // with the index and columns last named for it (open, using, columns) or, failing
-// that, its PRIMARY key and all its columns (sql_columns.h). Raw mode sends the line
+// that, its PRIMARY key and all the columns the account may read, as the server
+// describes them (server_columns.h; over SQL instead, with --sql-socket, --sql-port
+// or --sql-host, where the server cannot: sql_columns.h). Raw mode sends the line
 // as typed, escapes decoded, on a connection of its own (to the first host that
 // answers), and prints the answer line.
 // Output goes to `out`, errors to `err`; in interactive mode with status lines and
@@ -23,6 +25,7 @@
 #include "command.h"
 #include "output.h"
 #include "rowsocket/client.h"
+#include "server_columns.h"
 #include "sql_columns.h"
 
 namespace rowsocket {
@@ -81,7 +84,9 @@ class Session {
   bool RunInsert(const Command& c);
   bool RunModify(const Command& c);
   bool RunSetting(const Command& c);
-  client::Result<client::Index> IndexFor(const Command& c);
+  client::Result<client::Index> IndexFor(const Command& c, client::Role role);
+  client::Result<std::vector<std::string>> ColumnsOf(const std::string& db, const std::string& table,
+                                                     const std::string& index, client::Role role);
   client::Query QueryFor(const Command& c) const;
 
   void PrintRows(const client::Index& index, const client::Rows& rows, bool vertical,
@@ -96,6 +101,7 @@ class Session {
   client::Pool pool_;
   std::unique_ptr<SqlColumns> sql_;
   std::map<std::string, TableDefaults> tables_;  // "db.table" -> defaults
+  std::map<std::string, std::vector<std::string>> described_;  // "db.table" -> ColumnsToOpen
   std::string db_;
   bool raw_ = false;
   bool raw_to_writer_ = false;

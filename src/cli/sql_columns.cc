@@ -32,14 +32,8 @@ client::Status SqlColumns::Connect() {
   if (mysql_real_connect(m, host, user, password, nullptr, options_.port, socket, 0) == nullptr) {
     std::string why = mysql_error(m);
     mysql_close(m);
-    if (!options_.named()) {
-      return Error::Usage("which columns of " + table_asked_ +
-                          "? name them (columns a,b or open " + table_asked_ +
-                          " PRIMARY a,b), or start rowsocket-cli with --sql-socket or "
-                          "--sql-port so it can read them (the local SQL server, found as "
-                          "the mariadb client finds it, did not answer: " + why + ")");
-    }
-    return Error::Usage("cannot read column names over SQL: " + why);
+    return Error::Usage("which columns of " + table_asked_ + "? cannot read them over SQL: " +
+                        why);
   }
   mysql_ = m;
   return client::Status();

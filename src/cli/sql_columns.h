@@ -1,13 +1,14 @@
-// SqlColumns: the column names of a table, read over SQL, for auto-open.
+// SqlColumns: the column names of a table, read over SQL, for auto-open where the
+// server cannot tell them.
 //
-// The HandlerSocket protocol cannot list a table's columns, yet `find test.user =
-// 101` on a table not opened yet should open it with all its columns. This asks
-// information_schema once per table and caches the answer. It finds the SQL server
-// as the mariadb client does: what --sql-socket, --sql-port, -u and --password say,
-// the rest from the [client] and [rowsocket-cli] groups of the usual option files
-// (/etc/mysql/my.cnf, ~/.my.cnf, ...), and with neither a socket nor a port, the
-// local server's default socket. When no server answers, Columns() says how to name
-// the columns instead. Single-threaded (the CLI's thread).
+// rowsocket describes a table itself (server_columns.h); the original HandlerSocket
+// plugin cannot, yet `find test.user = 101` on a table not opened yet should open it
+// with all its columns. When the command line names an SQL server (--sql-socket,
+// --sql-port or --sql-host), this asks information_schema once per table and caches
+// the answer. It connects as the mariadb client does: what those options, -u and
+// --password say, the rest from the [client] and [rowsocket-cli] groups of the usual
+// option files (/etc/mysql/my.cnf, ~/.my.cnf, ...). Single-threaded (the CLI's
+// thread).
 #pragma once
 
 #include <map>
@@ -28,8 +29,9 @@ struct SqlOptions {
   std::string socket;                   // empty: the option files' socket, or the default
   std::optional<std::string> user;      // unset: the option files' user, or the login name
   std::optional<std::string> password;  // unset: the option files' password, or none
-  // The command line named the server (a socket or a port).
-  bool named() const { return port != 0 || !socket.empty(); }
+  // The command line named an SQL server (--sql-socket, --sql-port or --sql-host):
+  // only then is SQL asked.
+  bool given = false;
 };
 
 class SqlColumns {

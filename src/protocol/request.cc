@@ -25,10 +25,11 @@ namespace {
 // case can be mapped on its own in ErrorFor().
 enum class ParseError : uint8_t {
   kNone,
-  kUnknownCommand,      // first token is not P, A, or a decimal index id
+  kUnknownCommand,      // first token is not P, A, ?describe, or a decimal index id
   kBadIndexId,          // index id overflows or exceeds kMaxIndexIdValue
   kOpenIndexArity,      // P without an index id
   kAuthArity,           // A without a type
+  kDescribeArity,       // ?describe without a db and a table, or with more than an index
   kMissingOp,           // <id> alone
   kBadFindOp,           // op is not =, >, >=, <, <=
   kBadKeyCount,         // find key count missing, not decimal, or 0
@@ -54,6 +55,7 @@ WireError ErrorFor(ParseError error) {
     case ParseError::kBadIndexId:        return WireError::kStmtNum;
     case ParseError::kOpenIndexArity:    return WireError::kSyntax;
     case ParseError::kAuthArity:         return WireError::kAuthType;
+    case ParseError::kDescribeArity:     return WireError::kSyntax;
     case ParseError::kMissingOp:         return WireError::kOp;
     case ParseError::kBadFindOp:         return WireError::kOp;
     case ParseError::kBadKeyCount:       return WireError::kKlen;
@@ -195,6 +197,7 @@ class Parser {
     tokens_.Next(&first);  // a line always has a first token, maybe empty
     if (first.Is("P")) return ParseOpenIndex();
     if (first.Is("A")) return ParseAuth();
+    if (first.Is(kDescribeCommand)) return ParseDescribe();
     if (!first.IsDigits()) return ParseError::kUnknownCommand;
     if (!ParseIndexId(first)) return ParseError::kBadIndexId;
 
@@ -250,6 +253,24 @@ class Parser {
     out_->auth_type = DecodeName(type);
     if (tokens_.Next(&key)) out_->auth_key = DecodeName(key);
     if (tokens_.Next(&arg)) out_->auth_arg = DecodeName(arg);
+    return ParseError::kNone;
+  }
+
+  // ?describe <db> <table> [<index>]. Our own request is read strictly, so that
+  // arguments a later version may add are refused here rather than ignored: a
+  // db and a table, then at most an index (left out: the primary key, as `P` reads
+  // an empty name).
+  ParseError ParseDescribe() {
+    std::string_view* const names[] = {&out_->db, &out_->table, &out_->index};
+    Token name;
+    size_t given = 0;
+    for (std::string_view* field : names) {
+      if (!tokens_.Next(&name)) break;
+      *field = DecodeName(name);
+      ++given;
+    }
+    if (given < 2 || !tokens_.AtEnd()) return ParseError::kDescribeArity;
+    out_->type = RequestType::kDescribe;
     return ParseError::kNone;
   }
 

@@ -39,7 +39,23 @@ enum class RequestType : uint8_t {
   kInsert,     // <id> + <n> <v...>
   kInvalid,    // could not be parsed; `error` says why
   kMemcached,  // a memcached command (`memcached`), on the memcached listener
+  kDescribe,   // ?describe <db> <table> [<index>]   (rowsocket's own; see below)
 };
+
+// rowsocket's own requests begin with `?`, as no HandlerSocket request does: the
+// original plugin answers such a line `2 1 cmd`, so a client can tell the servers
+// apart by asking. `?describe <db> <table> [<index>]` names a table and one of its
+// indexes as `P` does (the index left out or empty: the primary key) and is
+// answered with the table's columns that the connection's account has a privilege
+// on, in table order, as rows of kDescribeFields values (docs/PROTOCOL.md):
+//   name        the column's name;
+//   key part    its position in the index's key, from 1; 0 when it is not a key part;
+//   privileges  what the account may do with it, in SHOW FULL COLUMNS's words
+//               (`select,insert,update,references`, or a part of that list).
+// A later version may add fields after these; clients read the answer's column
+// count and ignore fields past the ones they know.
+constexpr std::string_view kDescribeCommand = "?describe";
+constexpr uint32_t kDescribeFields = 3;
 
 struct McRequest;
 
@@ -65,7 +81,7 @@ struct Request {
   // Index id (P, find, insert).
   uint32_t index_id = 0;
 
-  // P <id> <db> <table> <index> <columns> [<fcolumns>]
+  // P <id> <db> <table> <index> <columns> [<fcolumns>], and ?describe's names
   std::string_view db, table, index;
   std::string_view columns;         // comma-separated, as sent
   std::string_view filter_columns;  // comma-separated, may be empty

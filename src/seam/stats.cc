@@ -30,6 +30,7 @@ const char* RequestCategoryName(RequestCategory category) {
 RequestCategory CategoryOf(const Request& r) {
   switch (r.type) {
     case RequestType::kOpenIndex: return RequestCategory::kOpen;
+    case RequestType::kDescribe: return RequestCategory::kOpen;  // reads what `P` opens
     case RequestType::kAuth: return RequestCategory::kAuth;
     case RequestType::kInsert: return RequestCategory::kInsert;
     case RequestType::kInvalid: return RequestCategory::kInvalid;

@@ -122,10 +122,10 @@ void CheckShape(const Request& r) {
     FUZZ_CHECK(r.limit == 1 && r.offset == 0 && !r.return_rows);
   }
   if (r.type != RequestType::kInsert) FUZZ_CHECK(r.insert_values.empty());
-  if (r.type != RequestType::kOpenIndex) {
+  if (r.type != RequestType::kOpenIndex && r.type != RequestType::kDescribe)
     FUZZ_CHECK(r.db.empty() && r.table.empty() && r.index.empty());
+  if (r.type != RequestType::kOpenIndex)
     FUZZ_CHECK(r.columns.empty() && r.filter_columns.empty());
-  }
   if (r.type != RequestType::kAuth) FUZZ_CHECK(r.auth_type.empty() && r.auth_key.empty());
   switch (r.type) {
     case RequestType::kAuth:
@@ -140,6 +140,9 @@ void CheckShape(const Request& r) {
       if (!r.has_in) FUZZ_CHECK(r.in_key_part == 0);
       if (r.modify == ModifyOp::kNone) FUZZ_CHECK(!r.return_rows && r.modify_values.empty());
       if (r.modify == ModifyOp::kDelete) FUZZ_CHECK(r.modify_values.empty());
+      break;
+    case RequestType::kDescribe:
+      FUZZ_CHECK(r.index_id == 0);
       break;
     case RequestType::kOpenIndex:
     case RequestType::kInvalid:
@@ -238,6 +241,10 @@ std::string Canonical(const Request& r) {
       for (std::string_view name : {r.db, r.table, r.index, r.columns, r.filter_columns}) {
         Put(&line, name);
       }
+      break;
+    case RequestType::kDescribe:
+      line = std::string(kDescribeCommand);
+      for (std::string_view name : {r.db, r.table, r.index}) Put(&line, name);
       break;
     case RequestType::kAuth:
       line = "A";

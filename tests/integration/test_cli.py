@@ -71,24 +71,33 @@ def test_u_names_the_sql_account_where_listeners_ask_for_no_login(target, socket
     assert (result.returncode, result.stdout) == (0, "101\t" + ROW + "\n"), result.stderr
 
 
-def test_without_sql_options_the_cli_reads_columns_where_mariadb_would(target, socket,
-                                                                     tmp_path):
-    # No SQL options: the [client] group of ~/.my.cnf names the socket, as for mariadb.
-    home = home_with_my_cnf(tmp_path, socket=socket, user="root")
-    mariadb = subprocess.run(["mariadb", "-N", "-e", "SELECT user_id FROM test.user"],
-                             env=dict(os.environ, HOME=str(home)), capture_output=True,
-                             text=True, timeout=60)
-    assert (mariadb.returncode, mariadb.stdout) == (0, "101\n"), mariadb.stderr
-    result = cli(target, "-e", "find test.user = 101", home=home)
+def no_sql_home(tmp_path):
+    """A HOME whose ~/.my.cnf names an SQL socket no server listens on: a CLI that
+    tried SQL would fail."""
+    return home_with_my_cnf(tmp_path, socket=tmp_path / "no-server.sock", user="root")
+
+
+def test_without_sql_options_the_server_tells_the_columns(target, tmp_path):
+    # The README's first command, as after scripts/run.sh: no -h, no SQL option.
+    result = subprocess.run([program(CLI), "-P", str(target.port), "-W", str(target.port_wr),
+                             "-e", "find test.user = 101"],
+                            env=dict(os.environ, HOME=str(no_sql_home(tmp_path))),
+                            capture_output=True, text=True, timeout=60)
     assert (result.returncode, result.stdout, result.stderr) == (0, "101\t" + ROW + "\n", "")
 
 
-def test_without_columns_or_sql_the_cli_says_how_to_name_them(target, tmp_path):
-    home = home_with_my_cnf(tmp_path, socket=tmp_path / "no-server.sock")
-    result = cli(target, "-e", "find test.user = 101", home=home)
-    assert result.returncode == 1
-    assert "which columns of test.user?" in result.stderr
-    assert "did not answer" in result.stderr
+def test_through_tcp_to_a_host_and_port_the_server_tells_the_columns(target, tmp_path):
+    result = cli(target, "-e", "find test.user = 101; insert test.user 108 Ida NULL NULL; "
+                 "delete test.user = 108", home=no_sql_home(tmp_path))
+    assert (result.returncode, result.stdout, result.stderr) == \
+        (0, "101\t" + ROW + "\n1\n", "")
+
+
+def test_a_named_index_is_described_for_its_own_table(target, sql, tmp_path):
+    sql.create_table("cli_named", "id INT PRIMARY KEY, k INT, v VARCHAR(10), KEY k (k)",
+                     [(1, 10, "a"), (2, 20, "b")])
+    result = cli(target, "-e", "find test.cli_named using k >= 15", home=no_sql_home(tmp_path))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "2\t20\tb\n", "")
 
 
 def test_columns_and_using_pick_what_is_opened(target):

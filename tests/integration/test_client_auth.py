@@ -3,6 +3,7 @@
 import pytest
 
 import client_tools
+import hs
 import targets
 
 pytestmark = targets.rowsocket_only
@@ -33,3 +34,20 @@ def test_cli_without_secret_explains_unauth(target):
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr.startswith("ERROR 3 1 unauth (not authenticated")
+
+
+@pytest.mark.parametrize("port_attr", ["port", "port_wr"])
+def test_describe_needs_the_secret_first(target, port_attr):
+    with hs.Connection(getattr(target, port_attr)) as c:
+        assert c.request(["?describe", "test", "user"]) == ["3", "1", "unauth"]
+        assert c.request(["A", "1", SECRET]) == ["0", "1"]
+        assert c.request(["?describe", "test", "user"])[:5] == ["0", "3", "user_id", "1",
+                                                                "select,insert,update,references"]
+
+
+def test_cli_with_secret_learns_the_columns_from_the_server(target, tmp_path):
+    home = client_tools.home_with_my_cnf(tmp_path, socket=tmp_path / "no-server.sock")
+    result = client_tools.cli(target, "--secret", SECRET, "-e", "find test.user = 101",
+                              home=home)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("101\tYukari Takeba\t")

@@ -417,6 +417,37 @@ void Accounts::Check(AccountLogin* login, TABLE* table, uint key_number,
   thd_->clear_error();
 }
 
+// As check_show_access (sql_parse.cc) admits SHOW COLUMNS and
+// get_schema_column_record (sql_show.cc) fills its Privileges column.
+bool Accounts::ColumnPrivileges(AccountLogin* login, TABLE* table,
+                                std::vector<privilege_t>* privileges) {
+  privileges->assign(table->s->fields, NO_ACL);
+  if (!login->logged_in()) return false;
+  Security_context* own = thd_->security_ctx;
+  thd_->security_ctx = &login->sctx_;
+  Dummy_error_handler quiet;  // a refusal is answered, not raised
+  thd_->push_internal_handler(&quiet);
+  TABLE_LIST tl;
+  tl.init_one_table(&table->s->db, &table->s->table_name, nullptr, TL_READ);
+  tl.security_ctx = &login->sctx_;
+  // Some privilege on the table or on any of its columns will do (check_grant's
+  // any_combination_will_do, as for SHOW COLUMNS).
+  const bool shown = !check_access(thd_, SELECT_ACL, table->s->db.str, &tl.grant.privilege,
+                                   &tl.grant.m_internal, false, true) &&
+                     !check_grant(thd_, SELECT_ACL, &tl, true, 1, true);
+  if (shown) {
+    for (uint i = 0; i < table->s->fields; ++i) {
+      (*privileges)[i] = get_column_grant(thd_, &tl.grant, table->s->db.str,
+                                          table->s->table_name.str,
+                                          table->field[i]->field_name.str) & COL_ACLS;
+    }
+  }
+  thd_->pop_internal_handler();
+  thd_->security_ctx = own;
+  thd_->clear_error();
+  return shown;
+}
+
 void NoteSqlLogin(const char* user, const char* host, const char* ip, int status) {
   if (user == nullptr || *user == '\0') return;
   if (status != 0 && status != ER_ACCESS_DENIED_ERROR && status != ER_USER_IS_BLOCKED) return;

@@ -101,6 +101,12 @@ class Accounts {
   // and the index's columns.
   void Check(AccountLogin* login, TABLE* table, uint key_number, const std::vector<Field*>& columns,
              const std::vector<Field*>& filter_columns, IndexGrants* grants);
+  // The columns of `table` SHOW COLUMNS would show the account of `login`, decided
+  // by the same server code in the same order: false when the account has no
+  // privilege on the table nor on any of its columns (SQL's
+  // ER_TABLEACCESS_DENIED_ERROR); else, by field index, its privileges on each
+  // column (COL_ACLS bits: SELECT, INSERT, UPDATE, REFERENCES; none: not shown).
+  bool ColumnPrivileges(AccountLogin* login, TABLE* table, std::vector<privilege_t>* privileges);
 
  private:
   WireStatus CheckAccount(AccountLogin* login, const StoredAccount& stored, const Request& r,

@@ -280,6 +280,12 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
       return step;
     case RequestType::kMemcached:
       return PrepareMemcached(bindings, r);
+    case RequestType::kDescribe:
+      step.answered = true;
+      step.status = !SchemaAllowed(r.db) ? ErrorStatus(WireError::kForbidden)
+                    : PrepareDescribe(r, &tables_, &accounts_, bindings, batch_start_ms_,
+                                      &step.describe);
+      return step;
     case RequestType::kFind:
     case RequestType::kInsert:
       break;
@@ -591,7 +597,10 @@ bool EngineExecutor::Answer(const BatchItem& item, const Step& step) {
   ResponseWriter w(item.out);
   const Request& r = *item.request;
   RowResult result;
-  if (step.answered && step.status.ok() && !step.value.empty()) {
+  if (step.answered && step.status.ok() && step.describe.table != nullptr) {
+    AnswerDescribe(step.describe, &accounts_, static_cast<EngineIndexBindings*>(item.bindings),
+                   item.out);
+  } else if (step.answered && step.status.ok() && !step.value.empty()) {
     w.BeginRows(1);
     w.WireValue(step.value);
     w.EndRows();

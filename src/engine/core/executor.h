@@ -32,6 +32,7 @@
 #include "engine/rows/row_requests.h"
 #include "engine/core/server_thread.h"
 #include "engine/core/table_cache.h"
+#include "engine/handlersocket/describe_index.h"
 #include "protocol/response.h"
 #include "seam/config.h"
 #include "seam/executor.h"
@@ -68,6 +69,7 @@ class EngineExecutor : public Executor {
     OpenIndex* insert_index = nullptr;  // a memcached command's insert index
     const ContainerBinding* container = nullptr;  // and its container
     std::string client_error;   // a memcached command answered with this error now
+    DescribeTarget describe;    // a ?describe's table and index, answered in pass 2
   };
 
   void Prepare(BatchItem* items, size_t count);

@@ -183,6 +183,48 @@ TEST_F(RequestTest, auth_ignores_tokens_after_the_key) {
   EXPECT_EQ(r.auth_key, "key");
 }
 
+// --- ?describe: rowsocket's own ----------------------------------------------------
+
+TEST_F(RequestTest, describe_reads_db_table_and_index) {
+  const Request& r = Parse({"?describe", "test", "user", "PRIMARY"});
+  ASSERT_EQ(r.type, RequestType::kDescribe);
+  EXPECT_TRUE(r.error.ok());
+  EXPECT_EQ(r.db, "test");
+  EXPECT_EQ(r.table, "user");
+  EXPECT_EQ(r.index, "PRIMARY");
+  EXPECT_FALSE(r.IsWrite());
+  EXPECT_FALSE(r.asks_to_write);
+}
+
+TEST_F(RequestTest, describe_without_an_index_reads_it_as_empty) {
+  const Request& r = Parse({"?describe", "test", "user"});
+  ASSERT_EQ(r.type, RequestType::kDescribe);
+  EXPECT_EQ(r.table, "user");
+  EXPECT_EQ(r.index, "");
+  EXPECT_EQ(Parse({"?describe", "test", "user", ""}).type, RequestType::kDescribe);
+}
+
+TEST_F(RequestTest, describe_decodes_names) {
+  const Request& r = Parse({"?describe", "d\x01\x49" "b", "t\x01\x40"});
+  ASSERT_EQ(r.type, RequestType::kDescribe);
+  EXPECT_EQ(r.db, "d\tb");
+  EXPECT_EQ(r.table, std::string("t\0", 2));
+}
+
+TEST_F(RequestTest, describe_without_a_table_or_with_extra_tokens_is_syntax) {
+  EXPECT_EQ(ErrorOf({"?describe"}), "syntax");
+  EXPECT_EQ(ErrorOf({"?describe", "test"}), "syntax");
+  EXPECT_EQ(ErrorOf({"?describe", "test", "user", "PRIMARY", "extra"}), "syntax");
+  EXPECT_EQ(ErrorOf({"?describe", "test", "user", "PRIMARY", ""}), "syntax");
+}
+
+TEST_F(RequestTest, other_question_mark_words_and_other_spellings_are_cmd) {
+  EXPECT_EQ(ErrorOf({"?", "test", "user"}), "cmd");
+  EXPECT_EQ(ErrorOf({"?DESCRIBE", "test", "user"}), "cmd");
+  EXPECT_EQ(ErrorOf({"describe", "test", "user"}), "cmd");
+  EXPECT_EQ(ErrorOf({"?describe2", "test", "user"}), "cmd");
+}
+
 // --- first token ------------------------------------------------------------------
 
 TEST_F(RequestTest, unknown_first_token_is_cmd) {
