@@ -353,3 +353,14 @@ def test_libmemcached_load_tools_run_without_errors(memcached_port, tool):
             assert "ERROR" not in out, out
             assert "get_misses: 0" in out, out
             assert re.search(r"cmd_set: [1-9]", out) and re.search(r"cmd_get: [1-9]", out), out
+
+
+def test_memcstat_prints_the_listeners_stats(memcached_port):
+    if shutil.which("memcstat") is None:
+        pytest.skip("memcstat (Debian's libmemcached-tools) is not installed")
+    for extra in ([], ["--binary"]):
+        out = run_tool(["memcstat", f"--servers=127.0.0.1:{memcached_port}", *extra])
+        for field in ("uptime", "curr_connections", "curr_items", "get_hits", "limit_maxbytes",
+                      "threads"):
+            assert re.search(rf"\b{field}: \d", out), (field, out)
+
