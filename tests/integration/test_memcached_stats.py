@@ -47,8 +47,9 @@ def memcached_port():
 
 @pytest.fixture(scope="module")
 def server(memcached_port):
+    # (No sweep: an expired item stays a row, so that its get counts as memcached's.)
     plugin = targets.make_plugin({"memcached_port": memcached_port, "memcached_flush": "ON",
-                                  "memcached_threads": WORKERS})
+                                  "memcached_threads": WORKERS, "memcached_sweep_rate": 0})
     with servers.running_server([plugin]) as srv:
         yield srv
 
@@ -214,11 +215,18 @@ def test_curr_items_and_bytes_are_the_storage_engines_estimate_for_the_default_c
     finally:
         r.close()
     sql.execute("ANALYZE TABLE rowsocket.kv")
-    rows, length = sql.rows("SELECT TABLE_ROWS, DATA_LENGTH FROM information_schema.TABLES "
-                           "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'")[0]
+
+    def table_status():
+        return tuple(int(v) for v in sql.rows(
+            "SELECT TABLE_ROWS, DATA_LENGTH FROM information_schema.TABLES "
+            "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'")[0])
+
+    # (InnoDB may refresh its estimate in the background meanwhile: either will do.)
+    before = table_status()
     s = stats(memcached_port)
-    assert int(s["curr_items"]) == int(rows) and int(rows) >= 40
-    assert int(s["bytes"]) == int(length) and int(length) > 0
+    after = table_status()
+    assert (int(s["curr_items"]), int(s["bytes"])) in (before, after)
+    assert int(s["curr_items"]) >= 40 and int(s["bytes"]) > 0
     assert int(s["limit_maxbytes"]) > int(s["bytes"])
     assert stats(memcached_port, b"settings")["maxbytes"] == s["limit_maxbytes"]
 
