@@ -304,6 +304,21 @@ def test_a_key_of_any_bytes_but_space_cr_lf_nul_is_stored_and_read_back(memcache
     assert exchange(memcached_port, b"mg " + key + b" v\r\n", b"hi\r\n") == b"VA 2\r\nhi\r\n"
 
 
+def test_a_binary_key_may_hold_any_byte(memcached_port, memcached, sql):
+    key = b"sp ace\r\nnul\0\x10\xff"
+    for port in (memcached_port, memcached):
+        r = Raw(port)
+        try:
+            r.send(binary_request(0x01, key, b"bin", struct.pack(">II", 9, 0)))
+            assert binary_response(r)["status"] == 0, port
+            r.send(binary_request(0x0c, key))    # GetK
+            got = binary_response(r)
+            assert (got["status"], got["key"], got["value"]) == (0, key, b"bin"), port
+        finally:
+            r.close()
+    assert sql.value("SELECT v FROM rowsocket.kv WHERE k = UNHEX(%s)", (key.hex(),)) == b"bin"
+
+
 def test_a_refused_key_keeps_the_stream_in_step(memcached_port):
     long_key = b"k" * 251
     for key in (long_key, b"a\0b"):
