@@ -97,13 +97,15 @@ install_packages() {
   # libssl-dev: TLS and the SHA1 of account login (OpenSSL 3, the one mariadbd links);
   # openssl: test_tls.py makes its certificates. liburing-dev: the io_uring event
   # loop (rowsocket_io; the plugin then needs liburing2 at run time).
+  # memcached, python3-pymemcache, python3-pylibmc, libmemcached-tools: the memcached
+  # listener's reference daemon and real clients (memcslap, memcaslap; pylibmc's SASL).
   local tools=(cmake g++ make dpkg-dev clang libclang-rt-14-dev pkg-config libgtest-dev libgmock-dev libedit-dev netcat-openbsd
                libssl-dev openssl liburing-dev
                php-cli php-memcached php-memcache python3-pylibmc python3-memcache python3-django
                libcache-memcached-perl libcache-memcached-fast-perl
                python3 python3-pytest python3-pymysql python3-pip python3-setuptools python3-wheel
                python3-venv mypy procps xz-utils memcached tmux gnuplot-nox
-               python3-pymemcache libmemcached-tools
+               python3-pymemcache python3-pylibmc libmemcached-tools
                perl libperl-dev libdbi-perl libdbd-mariadb-perl)
   local missing=()
   for p in "${pkgs[@]}"; do

@@ -17,6 +17,9 @@ struct EngineOptions {
   std::string allowed_system_schemas;
   // Tables unused this long are closed, releasing their metadata locks.
   uint64_t idle_table_close_ms = 60 * 1000;
+  // SASL PLAIN logins on the memcached listener are taken over plain TCP too
+  // (rowsocket_memcached_sasl_over_plain_tcp); otherwise over TLS only.
+  bool memcached_sasl_over_plain_tcp = false;
 };
 
 // Makes executors that run batches through the handler API, each on its worker's

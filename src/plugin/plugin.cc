@@ -17,6 +17,8 @@
 #include "server/server.h"
 #include "seam/stats.h"
 #include "util/log.h"
+#include "util/version.h"
+#include "protocol/memcached_stats.h"
 
 // What the server reserves descriptors for, from which rowsocket_max_connections'
 // default is derived (globals mariadbd exports; read-only here).
@@ -38,6 +40,7 @@ char* opt_plain_secret_wr = nullptr;
 char* opt_memcached_port = nullptr;
 uint opt_memcached_threads = 0;
 my_bool opt_memcached_flush = 0;
+my_bool opt_memcached_sasl_over_plain_tcp = 0;
 uint opt_memcached_sweep_rate = 10000;
 ulong opt_auth = 0;
 ulong opt_memcached_auth = 0;
@@ -215,6 +218,12 @@ MYSQL_SYSVAR_ENUM(memcached_auth, opt_memcached_auth, PLUGIN_VAR_RQCMDARG | PLUG
                   "(SASL PLAIN over TLS as a MariaDB account, its grants apply); auto = none "
                   "on a loopback address, account on any other (secret is not offered)",
                   nullptr, nullptr, kAuthAuto, &auth_typelib);
+MYSQL_SYSVAR_BOOL(memcached_sasl_over_plain_tcp, opt_memcached_sasl_over_plain_tcp,
+                  PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "Whether memcached clients may log in with SASL PLAIN over plain TCP, "
+                  "their passwords in clear (for private networks; logged at start); OFF: "
+                  "over TLS only",
+                  nullptr, nullptr, 0);
 MYSQL_SYSVAR_STR(allowed_system_schemas, opt_allowed_system_schemas,
                  PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                  "Comma-separated system schemas (mysql, information_schema, "
@@ -303,7 +312,7 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(io), MYSQL_SYSVAR(accept_balance),
     MYSQL_SYSVAR(memcached_port), MYSQL_SYSVAR(memcached_threads), MYSQL_SYSVAR(memcached_flush),
     MYSQL_SYSVAR(memcached_sweep_rate),
-    MYSQL_SYSVAR(memcached_auth),
+    MYSQL_SYSVAR(memcached_auth), MYSQL_SYSVAR(memcached_sasl_over_plain_tcp),
     MYSQL_SYSVAR(plain_secret), MYSQL_SYSVAR(plain_secret_wr), MYSQL_SYSVAR(auth),
     MYSQL_SYSVAR(auth_wr),
     MYSQL_SYSVAR(allowed_system_schemas), MYSQL_SYSVAR(verbose), MYSQL_SYSVAR(max_line_length),
@@ -433,6 +442,9 @@ int PluginInit(void*) {
     return 1;
   }
   SetLogVerbosity(static_cast<int>(opt_verbose));
+  Log(LogLevel::kInfo, "rowsocket " ROWSOCKET_VERSION " starting (its memcached listener "
+                       "answers as memcached %.*s)",
+      static_cast<int>(kMcCompatibleVersion.size()), kMcCompatibleVersion.data());
   g_tunables.timeout_seconds.store(opt_timeout);
   g_tunables.connect_timeout_seconds.store(opt_connect_timeout);
   g_tunables.max_line_length.store(opt_max_line_length);
@@ -451,6 +463,7 @@ int PluginInit(void*) {
   engine.tunables = &g_tunables;
   engine.allowed_system_schemas = Str(opt_allowed_system_schemas);
   engine.idle_table_close_ms = uint64_t{opt_idle_table_close} * 1000;
+  engine.memcached_sasl_over_plain_tcp = opt_memcached_sasl_over_plain_tcp != 0;
   g_factory = NewEngineExecutorFactory(engine);
   ServerConfig config = ConfigFromVariables();
   std::string error;
@@ -471,6 +484,11 @@ int PluginInit(void*) {
     g_factory.reset();
     return 1;
   }
+  if (engine.memcached_sasl_over_plain_tcp && !config.memcached.port.empty() &&
+      config.memcached.auth == AuthMode::kAccount)
+    Log(LogLevel::kWarning,
+        "rowsocket_memcached_sasl_over_plain_tcp=ON: memcached clients' SASL PLAIN "
+        "passwords travel in clear over plain TCP connections");
   g_server = std::make_unique<Server>(config, &g_tunables, g_factory.get());
   if (!g_server->Start(&error)) {
     Log(LogLevel::kError, "cannot start: %s", error.c_str());
@@ -523,7 +541,7 @@ maria_declare_plugin(rowsocket){
     0x0001,
     rowsocket::status_variables,
     rowsocket::system_variables,
-    "0.1.0",
+    ROWSOCKET_VERSION,
     MariaDB_PLUGIN_MATURITY_GAMMA},
 {
     MYSQL_INFORMATION_SCHEMA_PLUGIN,
@@ -537,7 +555,7 @@ maria_declare_plugin(rowsocket){
     0x0001,
     nullptr,
     nullptr,
-    "0.1.0",
+    ROWSOCKET_VERSION,
     MariaDB_PLUGIN_MATURITY_GAMMA},
 {
     MYSQL_INFORMATION_SCHEMA_PLUGIN,
@@ -551,7 +569,7 @@ maria_declare_plugin(rowsocket){
     0x0001,
     nullptr,
     nullptr,
-    "0.1.0",
+    ROWSOCKET_VERSION,
     MariaDB_PLUGIN_MATURITY_GAMMA},
 {
     MYSQL_AUDIT_PLUGIN,
@@ -566,5 +584,5 @@ maria_declare_plugin(rowsocket){
     0x0001,
     nullptr,
     nullptr,
-    "0.1.0",
+    ROWSOCKET_VERSION,
     MariaDB_PLUGIN_MATURITY_GAMMA} maria_declare_plugin_end;

@@ -47,11 +47,9 @@ McParseResult ParseMcRequest(std::string_view input, McProtocol protocol,
 bool McValidKey(std::string_view key, McFraming framing) {
   if (key.empty() || key.size() > kMcMaxKeyLength) return false;
   if (framing == McFraming::kBinary) return true;
-  for (char c : key) {
-    const auto b = static_cast<unsigned char>(c);
-    if (b <= 0x20 || b == 0x7f) return false;
-  }
-  return true;
+  // memcached 1.6 cuts a line at spaces only and ends it at LF (a NUL ends its C
+  // string): every other byte, tabs and control bytes included, is part of a key.
+  return key.find_first_of(std::string_view(" \r\n\0", 4)) == std::string_view::npos;
 }
 
 namespace {

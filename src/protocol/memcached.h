@@ -222,9 +222,10 @@ struct McParseResult {
 McParseResult ParseMcRequest(std::string_view input, McProtocol protocol,
                              const McLimits& limits, McRequest* out);
 
-// A key that memcached's text protocol accepts: 1 to 250 bytes, none of them a
-// control byte, a space or DEL (bytes above 0x7f are fine). Binary keys may hold any
-// byte (memcached's binary protocol allows it) but have the same length limits.
+// A key that memcached 1.6's text protocol accepts: 1 to 250 bytes, none of them a
+// space, CR, LF or NUL (tabs, other control bytes, DEL and bytes above 0x7f are
+// fine, as memcached stores them). Binary keys may hold any byte (memcached's binary
+// protocol allows it) but have the same length limits.
 bool McValidKey(std::string_view key, McFraming framing);
 
 // Base64 (RFC 4648's alphabet, with `=` padding) for the meta protocol's binary

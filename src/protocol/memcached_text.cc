@@ -216,17 +216,20 @@ void LineParser::Retrieval(McCommand command) {
 void LineParser::Storage(McStoreMode mode) {
   NoreplyMaybe();
   const Tokens& t = tokens_;
-  if (!TakeKey(t.token[1])) return Fail(kBadFormat);
   uint64_t flags = 0;
   int64_t size = 0;
+  const bool size_read = ParseInt32(t.token[4], &size) && size >= 0 && size <= 0x7fffffff - 2;
+  // A key memcached would refuse answers memcached's words; its data block, when the
+  // line says how long it is, is skipped, so that it is never read as a command.
+  if (!TakeKey(t.token[1]))
+    return size_read ? FailAndSkip(kBadFormat, static_cast<size_t>(size)) : Fail(kBadFormat);
   if (!ParseUnsigned(t.token[2], UINT32_MAX, &flags) || !ParseInt32(t.token[3], &out_->exptime) ||
-      !ParseInt32(t.token[4], &size)) {
+      !size_read) {
     return Fail(kBadFormat);
   }
   if (mode == McStoreMode::kCas && !ParseUnsigned(t.token[5], UINT64_MAX, &out_->cas)) {
     return Fail(kBadFormat);
   }
-  if (size < 0 || size > 0x7fffffff - 2) return Fail(kBadFormat);
   out_->flags = static_cast<uint32_t>(flags);
   out_->has_exptime = true;
   out_->store = mode;

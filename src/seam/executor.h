@@ -18,6 +18,7 @@
 #include <string>
 
 #include "protocol/request.h"
+#include "seam/listener_figures.h"
 #include "seam/stats.h"
 
 namespace rowsocket {
@@ -89,6 +90,9 @@ struct WorkerInfo {
   // Makes a worker of the listener release the answers whose batches are durable
   // (Durable()); callable from any thread.
   std::function<void()> wake;
+  // The figures of the worker's listener (its workers' counters summed, and its
+  // connections when `with_connections`); callable from the worker's thread.
+  std::function<ListenerFigures(bool with_connections)> listener_figures;
 };
 
 class Executor {

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "protocol/request.h"
+#include "seam/memcached_counters.h"
 #include "util/counter.h"
 
 namespace rowsocket {
@@ -109,6 +110,7 @@ struct WorkerStats {
   ROWSOCKET_STATS(ROWSOCKET_DECLARE_COUNTER)
 #undef ROWSOCKET_DECLARE_COUNTER
   LatencyHistogram latency;
+  McCounters memcached;  // memcached's own command counts (its listener's `stats`)
 };
 
 // A plain snapshot of summed counters, for reporting.

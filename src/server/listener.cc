@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 
 namespace rowsocket {
@@ -104,6 +105,9 @@ bool Listener::Open(const std::string& address, const std::string& port, int bac
     }
   }
   connections_ = std::make_unique<ConnectionTable>(workers_);
+  address_ = address;
+  port_ = port;
+  opened_unix_ = static_cast<uint64_t>(std::time(nullptr));
   return true;
 }
 

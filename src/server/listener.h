@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "seam/config.h"
+#include "seam/listener_figures.h"
 #include "server/connection_table.h"
 #include "server/event_loop.h"
 
@@ -118,6 +119,11 @@ class Listener {
   bool AcceptPaused(uint64_t now_ms) const {
     return now_ms < accept_resume_ms_.load(std::memory_order_acquire);
   }
+  // A worker's counters, for Figures(): each of its workers before it starts.
+  void AddWorkerStats(const WorkerStats* stats) { worker_stats_.push_back(stats); }
+  // Its workers' counters summed, its connections (when `with_connections`), where
+  // it listens and since when (listener_figures.cc; any thread once workers run).
+  ListenerFigures Figures(bool with_connections) const;
   // Every worker's next wait returns kStopTag (any thread).
   void RequestStop();
   // A batch became durable (any thread): one worker's next wait returns kDurableTag
@@ -154,6 +160,9 @@ class Listener {
   std::atomic<uint64_t> accept_resume_ms_{0};  // 0: accepting is not paused
   std::atomic<uint64_t> accept_pause_ms_{0};   // the last pause, 0 after a success
   std::unique_ptr<ConnectionTable> connections_;  // made by Open, with the epoll set
+  std::vector<const WorkerStats*> worker_stats_;  // its workers', before they start
+  std::string address_, port_;                    // set by Open
+  uint64_t opened_unix_ = 0;
 };
 
 }  // namespace rowsocket

@@ -76,6 +76,8 @@ Worker::Worker(const WorkerInfo& info, Listener* listener, size_t slot, Executor
 WorkerInfo Worker::WithWorker(WorkerInfo info, Listener* listener) {
   info.stats = &stats_;
   info.wake = [listener] { listener->WakeForDurable(); };
+  listener->AddWorkerStats(&stats_);
+  info.listener_figures = [listener](bool with) { return listener->Figures(with); };
   return info;
 }
 

@@ -74,12 +74,15 @@ def test_nothing_before_a_login(memcached_port):
         text.close()
 
 
-def test_plain_needs_tls(memcached_port):
+def test_plain_needs_tls_and_the_refusal_says_why(memcached_port):
     r = Raw(memcached_port)
     try:
         r.send(binary_request(SASL_LIST))
         assert binary_response(r)["value"] == b"PLAIN"
-        assert sasl_plain(r, b"mcw", b"w-pw")["status"] == AUTH_ERROR
+        refusal = sasl_plain(r, b"mcw", b"w-pw")
+        assert refusal["status"] == AUTH_ERROR
+        assert b"TLS" in refusal["value"]
+        assert b"rowsocket_memcached_sasl_over_plain_tcp=ON" in refusal["value"]
         r.send(binary_request(GET, b"seen"))
         assert binary_response(r)["status"] == AUTH_ERROR
     finally:
@@ -127,3 +130,14 @@ def test_a_set_needs_insert_on_every_column_it_writes_the_key_included(memcached
             r.close()
         rows = sql.value("SELECT COUNT(*) FROM rowsocket.kv WHERE k = %s", (key.decode(),))
         assert rows == ("1" if allowed else "0")
+
+
+def test_a_libmemcached_client_is_refused_without_tls(memcached_port):
+    pylibmc = pytest.importorskip("pylibmc")
+    mc = pylibmc.Client([f"127.0.0.1:{memcached_port}"], binary=True, username="mcw",
+                        password="w-pw")
+    try:
+        with pytest.raises(pylibmc.Error):
+            mc.get("seen")
+    finally:
+        mc.disconnect_all()

@@ -102,6 +102,7 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
       sweeps_expired_items_(std::strcmp(info.listener, "memcached") == 0 && info.slot == 0),
       flushes_(flushes) {
   if (!thread_.ok()) return;
+  kv_.CountInto(&stats_->memcached);
   ApplyNoWait(NowMs(), false);
   if (std::strcmp(info.listener, "memcached") == 0) {
     // Each memcached command reads and writes the row of one key, so its batches
@@ -339,14 +340,16 @@ WireStatus EngineExecutor::RefusedByGalera(const Request& r, const OpenIndex* oi
 
 // rowsocket_auth=account: `A 2` answers a nonce; `A 3` and `A 4` log the connection
 // in as an account, or out (every failure is counted and logged, never a password).
-EngineExecutor::Step EngineExecutor::LogIn(EngineIndexBindings* bindings, const Request& r) {
+EngineExecutor::Step EngineExecutor::LogIn(EngineIndexBindings* bindings, const Request& r,
+                                           bool clear_password_allowed) {
   Step step;
   step.answered = true;
   if (r.auth_type == "2") {
     step.status = accounts_.Challenge(&bindings->login, r, &step.value);
     return step;
   }
-  step.status = accounts_.LogIn(&bindings->login, r, bindings->peer_address, bindings->tls);
+  step.status = accounts_.LogIn(&bindings->login, r, bindings->peer_address,
+                                bindings->tls || clear_password_allowed);
   bindings->SetAccount(bindings->login.AccountName());
   if (step.status.ok()) {
     stats_->logins.Add();

@@ -75,7 +75,9 @@ class EngineExecutor : public Executor {
   void Prepare(BatchItem* items, size_t count);
   Step PrepareOne(const BatchItem& item);
   WireStatus BindIndex(EngineIndexBindings* bindings, const Request& r);
-  Step LogIn(EngineIndexBindings* bindings, const Request& r);
+  // `clear_password_allowed`: a password in clear (A 4, SASL PLAIN) is taken
+  // without TLS too (rowsocket_memcached_sasl_over_plain_tcp).
+  Step LogIn(EngineIndexBindings* bindings, const Request& r, bool clear_password_allowed = false);
   Step PrepareMemcached(EngineIndexBindings* bindings, const Request& r);
   const KvContainer* ContainerNamed(std::string_view name);
   void PublishCacheSizes();
@@ -85,6 +87,9 @@ class EngineExecutor : public Executor {
   void AnswerMemcachedRows(const BatchItem& item, const Step& step);
   void AnswerMemcachedWithoutRows(const McRequest& mc, std::string* out);
   void FlushContainer(const McRequest& mc, const Step& step, std::string* out);
+  // memcached's `stats` (memcached_stats.cc).
+  void PrepareStats(const EngineIndexBindings& bindings, const McRequest& mc, std::string* answer);
+  void DefaultContainerSize(uint64_t* items, uint64_t* bytes);
   WireStatus SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc);
   WireStatus CheckContainerGrants(EngineIndexBindings* bindings, ContainerBinding* binding,
                                   OpenIndex* lookup, OpenIndex* insert, const Request& r);

@@ -44,6 +44,7 @@
 #include "engine/rows/row_requests.h"
 #include "protocol/memcached.h"
 #include "protocol/memcached_response.h"
+#include "seam/memcached_counters.h"
 
 namespace rowsocket {
 
@@ -96,6 +97,9 @@ struct KvResult {
 class KeyValue {
  public:
   explicit KeyValue(RowRequests* rows) : rows_(rows) {}
+  // Where Answer counts what its commands did, as memcached counts it (get_hits,
+  // cas_badval, ...; kv_counts.cc); null: nowhere.
+  void CountInto(McCounters* counts) { counts_ = counts; }
   KeyValue(const KeyValue&) = delete;
   KeyValue& operator=(const KeyValue&) = delete;
 
@@ -178,9 +182,12 @@ class KeyValue {
   bool Delete(std::string_view key, OpenIndex* lookup, KvResult* result);
   bool Failed(const RowResult& row, KvResult* result);
 
+  // What the running retrieval met besides its hits (kv_counts.cc).
+  void NoteDead(int64_t expires, int64_t now);
+  void Count(const McRequest& mc, McOutcome outcome);
   bool FindKeys(const McRequest& mc);
   void Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result);
-  void RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string* out);
+  McOutcome RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string* out);
   void Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
   void Set(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
   void Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result);
@@ -200,6 +207,8 @@ class KeyValue {
   std::vector<std::string> expired_;  // keys a sweep step found expired
   std::string column_text_;       // a value column's text, as Read found it
   std::vector<size_t> in_keys_;   // a retrieval: the key of each IN value
+  McCounters* counts_ = nullptr;  // see CountInto
+  uint32_t hits_ = 0, expired_met_ = 0, flushed_met_ = 0;  // the running command's
 };
 
 // What one item adds to a retrieval's answer besides its key and value, at most:

@@ -38,24 +38,31 @@ bool KeyValue::FindKeys(const McRequest& mc) {
 void KeyValue::Answer(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
                       OpenIndex* insert, uint64_t flushed_below, std::string* out) {
   const bool plain_get = mc.command == McCommand::kGet || mc.command == McCommand::kGets;
+  hits_ = expired_met_ = flushed_met_ = 0;
   if (plain_get && mc.framing == McFraming::kText && !mc.noreply &&
       !container.cas_column.empty() && container.value_columns.size() == 1) {
     container_ = &container;
     flushed_below_ = flushed_below;
     key_column_ = WholeColumn(lookup->key()->key_part[0]);
-    return RetrieveInto(mc, lookup, out);
+    const McOutcome outcome = RetrieveInto(mc, lookup, out);
+    return Count(mc, outcome);
   }
   KvResult result;
   Run(mc, container, lookup, insert, &result, flushed_below);
+  hits_ = static_cast<uint32_t>(result.items.size());
+  Count(mc, result.outcome);
   WriteKvAnswer(mc, result, out);
 }
 
 // get and gets in text (see Answer): each hit's `VALUE` line and value go into the
 // answer as the scan reads its row, the value's bytes straight from the row; the
 // answer is the one Retrieve's items make, and an error takes back what was written.
-void KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string* out) {
+McOutcome KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string* out) {
   McTextWriter w(out);
-  if (!FindKeys(mc)) return w.Reply(McTextReply::kEnd);
+  if (!FindKeys(mc)) {
+    w.Reply(McTextReply::kEnd);
+    return McOutcome::kMiss;
+  }
   const int64_t now = Now();
   const bool with_cas = mc.command == McCommand::kGets;
   const std::vector<Field*>& columns = lookup->columns();
@@ -72,8 +79,10 @@ void KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string*
   const RowResult row = rows_->Read(spec_, lookup, [&](size_t in) {
     const uint64_t item_cas = FieldNumber<uint64_t>(cas, &scratch_);
     const int64_t item_expires = expires == nullptr ? 0 : FieldNumber<int64_t>(expires, &scratch_);
-    if (Expired(item_expires, now) || (flushed_below_ != 0 && item_cas < flushed_below_))
+    if (Expired(item_expires, now) || (flushed_below_ != 0 && item_cas < flushed_below_)) {
+      NoteDead(item_expires, now);
       return WireStatus::OK();
+    }
     const uint32_t item_flags = flags == nullptr ? 0 : FieldNumber<uint32_t>(flags, &scratch_);
     const std::string_view data = FieldText(value, &scratch_);
     const std::string_view key = mc.keys[in_keys_[in]];
@@ -86,18 +95,22 @@ void KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string*
       w.ValueWithCas(key, item_flags, data, item_cas);
     else
       w.Value(key, item_flags, data);
+    ++hits_;
     return WireStatus::OK();
   });
   if (too_large) {
     out->resize(mark);
-    return w.Line("SERVER_ERROR out of memory writing get response");
+    w.Line("SERVER_ERROR out of memory writing get response");
+    return McOutcome::kError;
   }
   KvResult failed;
   if (Failed(row, &failed)) {
     out->resize(mark);
-    return w.Line(failed.error);
+    w.Line(failed.error);
+    return McOutcome::kError;
   }
   w.Reply(McTextReply::kEnd);
+  return hits_ == 0 ? McOutcome::kMiss : McOutcome::kSuccess;
 }
 
 // get, gets, gat, gats, mg: the hits, in key order; gat and gats (and mg with T)
@@ -117,7 +130,10 @@ void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result
   const RowResult row = rows_->Read(spec_, lookup, [&](size_t in) {
     KvItem item;
     ItemOfRow(mc.keys[in_keys_[in]], lookup, &item);
-    if (Dead(item, now)) return WireStatus::OK();
+    if (Dead(item, now)) {
+      NoteDead(item.expires, now);
+      return WireStatus::OK();
+    }
     answer_size += item.key.size() + item.value.size() + kKvItemFraming;
     if (max_answer != 0 && answer_size > max_answer) {
       too_large = true;

@@ -11,6 +11,7 @@
 #include "engine/core/executor.h"
 #include "engine/rows/row_lookup.h"
 #include "protocol/memcached_commands.h"
+#include "protocol/memcached_stats.h"
 #include "protocol/memcached_status.h"
 #include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
@@ -20,7 +21,10 @@ namespace rowsocket {
 
 namespace {
 
-constexpr std::string_view kMcVersion = "1.6.0-rowsocket";
+// A SASL PLAIN login refused for want of TLS: the binary auth error's text says why.
+constexpr std::string_view kSaslNeedsTls =
+    "SASL PLAIN sends the password in clear: connect with TLS, or set "
+    "rowsocket_memcached_sasl_over_plain_tcp=ON";
 
 }  // namespace
 
@@ -170,6 +174,10 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
       return step;
     }
   }
+  if (mc.command == McCommand::kStats) {
+    PrepareStats(*bindings, mc, &step.value);
+    return step;
+  }
   if (!McTouchesRows(mc)) return step;
   step.status = RefusedByServerState(r);
   if (!step.status.ok()) return step;
@@ -221,9 +229,14 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
 }
 
 // SASL PLAIN (binary protocol): `[authzid] NUL user NUL password`, a MariaDB account's
-// password in clear, so taken over TLS only, as `A 4` is.
+// password in clear, so taken over TLS only, as `A 4` is, unless
+// rowsocket_memcached_sasl_over_plain_tcp says plain TCP will do.
 WireStatus EngineExecutor::SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc) {
-  if (mc.argument != "PLAIN") return ErrorStatus(WireError::kAuthType);
+  if (mc.argument != "PLAIN") {
+    stats_->memcached.auth_cmds.Add();
+    stats_->memcached.auth_errors.Add();
+    return ErrorStatus(WireError::kAuthType);
+  }
   const std::string_view data = mc.value;
   const size_t first = data.find('\0');
   const size_t second = first == std::string_view::npos ? first : data.find('\0', first + 1);
@@ -234,7 +247,9 @@ WireStatus EngineExecutor::SaslLogIn(EngineIndexBindings* bindings, const McRequ
     login.auth_key = data.substr(first + 1, second - first - 1);
     login.auth_arg = data.substr(second + 1);
   }
-  Step step = LogIn(bindings, login);
+  Step step = LogIn(bindings, login, options_.memcached_sasl_over_plain_tcp);
+  stats_->memcached.auth_cmds.Add();
+  if (!step.status.ok()) stats_->memcached.auth_errors.Add();
   return step.status;
 }
 
@@ -289,12 +304,18 @@ void EngineExecutor::AnswerMemcachedRows(const BatchItem& item, const Step& step
     if (McCommandProperties(mc.command).logs_in) {
       McBinaryWriter w(item.out);
       if (step.status.ok()) return w.Packet(mc, McStatus::kOk, 0, {}, {}, "Authenticated");
+      if (step.status == ErrorStatus(WireError::kTlsRequired))
+        return w.Packet(mc, McStatus::kAuthError, 0, {}, {}, kSaslNeedsTls);
       return w.Error(mc, McStatus::kAuthError);
     }
     // Not logged in, or the grants refuse it: memcached's own words for that.
     if (step.status.code() == WireStatus::kUnauthorized)
       return McAnswerRefusal(mc, step.status, item.out);
     if (!step.status.ok()) return AnswerError(item, step.status);
+    if (mc.command == McCommand::kStats) {
+      item.out->append(step.value);
+      return;
+    }
     return AnswerMemcachedWithoutRows(mc, item.out);
   }
   if (thread_.thd()->killed != NOT_KILLED) return AnswerError(item, KilledStatus(thread_.thd()));
@@ -314,6 +335,7 @@ void EngineExecutor::AnswerMemcachedRows(const BatchItem& item, const Step& step
 void EngineExecutor::FlushContainer(const McRequest& mc, const Step& step, std::string* out) {
   if (!options_.tunables->memcached_flush.load(std::memory_order_relaxed))
     return McAnswerFlushOff(mc, out);
+  stats_->memcached.cmd_flush.Add();
   const KvContainer& container = step.container->container;
   const int64_t now = static_cast<int64_t>(std::time(nullptr));
   const int64_t at = mc.has_exptime && mc.exptime > 0 ? KvExpiry(mc.exptime, now) : 0;
@@ -344,18 +366,22 @@ void EngineExecutor::FlushContainer(const McRequest& mc, const Step& step, std::
   McTextWriter(out).Reply(McTextReply::kOk);
 }
 
-// Commands answered without the container: version, verbosity, stats, noop, quit,
-// SASL, and requests the parser refused.
+// Commands answered without the container: version, verbosity, noop, quit, SASL,
+// and requests the parser refused (stats: PrepareStats).
 void EngineExecutor::AnswerMemcachedWithoutRows(const McRequest& mc, std::string* out) {
   const bool binary = mc.framing == McFraming::kBinary;
   McTextWriter text(out);
   McBinaryWriter packet(out);
   switch (mc.command) {
     case McCommand::kInvalid:
+      if (mc.error_status == McStatus::kValueTooLarge ||
+          mc.error == "SERVER_ERROR object too large for cache")
+        stats_->memcached.store_too_large.Add();
       if (!mc.WantsAnswer(McOutcome::kError)) return;
       return binary ? packet.Error(mc, mc.error_status) : text.Line(mc.error);
     case McCommand::kVersion:
-      return binary ? packet.Version(mc, kMcVersion) : text.Version(kMcVersion);
+      return binary ? packet.Version(mc, kMcCompatibleVersion)
+                    : text.Version(kMcCompatibleVersion);
     case McCommand::kVerbosity:
     case McCommand::kQuit:
     case McCommand::kNoop:
@@ -367,25 +393,6 @@ void EngineExecutor::AnswerMemcachedWithoutRows(const McRequest& mc, std::string
       return text.MetaNoop();
     case McCommand::kSaslListMechs:
       return packet.Packet(mc, McStatus::kOk, 0, {}, {}, "PLAIN");
-    case McCommand::kStats: {
-      if (!mc.argument.empty()) {
-        // Groups of memcached's own (settings, slabs, ...) have nothing to say
-        // here; any other is unknown, as memcached answers it.
-        const bool known = mc.argument == "settings" || mc.argument == "items" ||
-                           mc.argument == "slabs" || mc.argument == "sizes" ||
-                           mc.argument == "conns";
-        if (!known)
-          return binary ? packet.Error(mc, McStatus::kKeyNotFound) : text.Reply(McTextReply::kError);
-        return binary ? packet.StatEnd(mc) : text.Reply(McTextReply::kEnd);
-      }
-      const std::string pid = std::to_string(static_cast<long long>(getpid()));
-      const std::string now = std::to_string(static_cast<long long>(std::time(nullptr)));
-      const std::pair<std::string_view, std::string_view> stats[] = {
-          {"pid", pid}, {"time", now}, {"version", kMcVersion}};
-      for (const auto& [name, value] : stats)
-        binary ? packet.Stat(mc, name, value) : text.Stat(name, value);
-      return binary ? packet.StatEnd(mc) : text.Reply(McTextReply::kEnd);
-    }
     default:  // the binary protocol's SASL step (PLAIN has none)
       if (binary) return packet.Error(mc, McStatus::kUnknownCommand);
       return text.Reply(McTextReply::kError);

@@ -280,15 +280,19 @@ TEST(MemcachedDelta, a_refused_value_yields_no_digits) {
   }
 }
 
-TEST(MemcachedKey, text_keys_have_no_control_bytes_binary_keys_any) {
+TEST(MemcachedKey, text_keys_have_no_space_cr_lf_or_nul_binary_keys_any) {
   EXPECT_TRUE(McValidKey("a", McFraming::kText));
   EXPECT_TRUE(McValidKey(std::string(250, 'k'), McFraming::kMeta));
   EXPECT_TRUE(McValidKey("\xc3\xa9t\xc3\xa9", McFraming::kText));
   EXPECT_FALSE(McValidKey("", McFraming::kText));
   EXPECT_FALSE(McValidKey(std::string(251, 'k'), McFraming::kText));
   EXPECT_FALSE(McValidKey("a b", McFraming::kText));
-  EXPECT_FALSE(McValidKey("a\tb", McFraming::kText));
-  EXPECT_FALSE(McValidKey("a\x7f", McFraming::kText));
+  EXPECT_TRUE(McValidKey("a\tb", McFraming::kText));
+  EXPECT_TRUE(McValidKey("a\x7f", McFraming::kText));
+  EXPECT_TRUE(McValidKey("\x10" "abc\x01\x1b", McFraming::kText));
+  EXPECT_FALSE(McValidKey("a\rb", McFraming::kText));
+  EXPECT_FALSE(McValidKey("a\nb", McFraming::kText));
+  EXPECT_FALSE(McValidKey(std::string("a\0b", 3), McFraming::kText));
   EXPECT_TRUE(McValidKey("a b\n", McFraming::kBinary));
   EXPECT_FALSE(McValidKey(std::string(251, 'k'), McFraming::kBinary));
   EXPECT_FALSE(McValidKey("", McFraming::kBinary));

@@ -84,7 +84,8 @@ TEST(MemcachedText, retrieval_errors) {
   EXPECT_EQ(ErrorOf("gat x a\r\n"), "CLIENT_ERROR invalid exptime argument");
   EXPECT_EQ(ErrorOf("get " + std::string(251, 'k') + "\r\n"),
             "CLIENT_ERROR bad command line format");
-  EXPECT_EQ(ErrorOf("get ok bad\x01key\r\n"), "CLIENT_ERROR bad command line format");
+  EXPECT_EQ(ErrorOf(std::string("get ok bad\0key\r\n", 16)), "CLIENT_ERROR bad command line format");
+  EXPECT_EQ(ErrorOf("get ok ctl\x01key\r\n"), "");
   EXPECT_EQ(ErrorOf("get " + std::string(250, 'k') + "\r\n"), "");
   EXPECT_EQ(ErrorOf("getx a\r\n"), "ERROR");
 }
@@ -177,6 +178,35 @@ TEST(MemcachedText, value_over_the_limit_is_refused_and_its_block_discarded) {
   EXPECT_EQ(p.result.consumed, 14u);
   EXPECT_EQ(p.result.discard, 13u);
   EXPECT_EQ(Text("set k 0 0 10\r\n0123456789\r\n", limits).request.command, McCommand::kStore);
+}
+
+TEST(MemcachedText, keys_hold_any_byte_but_space_cr_lf_and_nul_as_memcached_stores_them) {
+  // memcaslap's keys begin with 0x10; memcached 1.6 takes tabs and DEL too.
+  const std::string control("set \x10" "abc\x01\t\x7f\xff 0 0 1\r\nx\r\n");
+  const Parsed set = Text(control);
+  ASSERT_EQ(set.request.command, McCommand::kStore);
+  EXPECT_EQ(Strings(set.request.keys), (Strs{"\x10" "abc\x01\t\x7f\xff"}));
+  EXPECT_EQ(set.request.value, "x");
+  const Parsed get = Text("get \x10k a\tb\r\n");
+  EXPECT_EQ(Strings(get.request.keys), (Strs{"\x10k", "a\tb"}));
+  EXPECT_EQ(Text("incr \x1bk 1\r\n").request.command, McCommand::kIncr);
+  EXPECT_EQ(Text("mg \x10k v\r\n").request.command, McCommand::kMetaGet);
+  EXPECT_EQ(ErrorOf(std::string("get a\0b\r\n", 10)), "CLIENT_ERROR bad command line format");
+  EXPECT_EQ(ErrorOf("get a\rb\r\n"), "CLIENT_ERROR bad command line format");
+}
+
+TEST(MemcachedText, a_refused_key_of_a_storage_command_skips_its_data_block) {
+  const std::string long_key(251, 'k');
+  const Parsed p = Text("set " + long_key + " 0 0 3\r\nabc\r\n");
+  ASSERT_EQ(p.result.status, McParseStatus::kRequest);
+  EXPECT_EQ(p.request.error, "CLIENT_ERROR bad command line format");
+  EXPECT_EQ(p.result.consumed, 4 + long_key.size() + 8);
+  EXPECT_EQ(p.result.discard, 5u);
+  const Parsed nul = Text(std::string("set a\0b 0 0 1 noreply\r\n", 23));
+  EXPECT_EQ(nul.request.command, McCommand::kInvalid);
+  EXPECT_EQ(nul.result.discard, 3u);
+  // Without a data length there is no block to skip.
+  EXPECT_EQ(Text("set " + long_key + " 0 0 x\r\n").result.discard, 0u);
 }
 
 // --- other commands ------------------------------------------------------------------
