@@ -28,6 +28,9 @@ McStatsGroup McStatsGroupOf(std::string_view argument) {
   if (argument == "sizes") return McStatsGroup::kSizes;
   if (argument == "items" || argument == "slabs" || argument == "detail dump")
     return McStatsGroup::kEmpty;
+  if (argument == "reset" || argument.substr(0, 6) == "reset ") return McStatsGroup::kReset;
+  if (argument == "detail on" || argument == "detail off") return McStatsGroup::kDetailSwitch;
+  if (argument == "detail" || argument.substr(0, 7) == "detail ") return McStatsGroup::kDetailUsage;
   return McStatsGroup::kUnknown;
 }
 
@@ -98,12 +101,16 @@ McStatLines McConnectionStatLines(const std::vector<McConnection>& connections) 
 void WriteMcStats(const McRequest& mc, McStatsGroup group, const McStatLines& lines,
                   std::string* out) {
   const bool binary = mc.framing == McFraming::kBinary;
-  if (group == McStatsGroup::kUnknown) {
+  if (group == McStatsGroup::kUnknown || group == McStatsGroup::kDetailUsage) {
     if (binary) return McBinaryWriter(out).Error(mc, McStatus::kKeyNotFound);
+    if (group == McStatsGroup::kDetailUsage)
+      return McTextWriter(out).ClientError("usage: stats detail on|off|dump");
     return McTextWriter(out).Reply(McTextReply::kError);
   }
   McTextWriter text(out);
   McBinaryWriter packet(out);
+  if (group == McStatsGroup::kReset && !binary) return text.Line("RESET");
+  if (group == McStatsGroup::kDetailSwitch && !binary) return text.Reply(McTextReply::kOk);
   for (const auto& [name, value] : lines)
     binary ? packet.Stat(mc, name, value) : text.Stat(name, value);
   if (group == McStatsGroup::kSizes)

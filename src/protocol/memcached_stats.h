@@ -40,6 +40,10 @@ enum class McStatsGroup : uint8_t {
   kConns,
   kSizes,       // `STAT sizes_status disabled`, as memcached without -o track_sizes
   kEmpty,       // items, slabs, detail dump: nothing held, an empty END
+  kReset,       // `reset` (words after it ignored, as memcached does): the counters
+                // restart from zero; `RESET` (binary: the empty-key packet)
+  kDetailSwitch,  // `detail on`, `detail off`: `OK`; no per-prefix figures are kept
+  kDetailUsage,   // any other `detail ...`: memcached's usage CLIENT_ERROR
   kUnknown,     // memcached answers `ERROR` (binary: not found)
 };
 McStatsGroup McStatsGroupOf(std::string_view argument);

@@ -93,6 +93,8 @@ struct WorkerInfo {
   // The figures of the worker's listener (its workers' counters summed, and its
   // connections when `with_connections`); callable from the worker's thread.
   std::function<ListenerFigures(bool with_connections)> listener_figures;
+  // memcached's `stats reset` of the worker's listener; callable from any thread.
+  std::function<void()> reset_listener_figures;
 };
 
 class Executor {

@@ -124,6 +124,9 @@ class Listener {
   // Its workers' counters summed, its connections (when `with_connections`), where
   // it listens and since when (listener_figures.cc; any thread once workers run).
   ListenerFigures Figures(bool with_connections) const;
+  // memcached's `stats reset`: the counters Figures() reports restart from zero
+  // (what is open now, uptime and the workers' own counters are untouched).
+  void ResetFigures();
   // Every worker's next wait returns kStopTag (any thread).
   void RequestStop();
   // A batch became durable (any thread): one worker's next wait returns kDurableTag
@@ -163,6 +166,10 @@ class Listener {
   std::vector<const WorkerStats*> worker_stats_;  // its workers', before they start
   std::string address_, port_;                    // set by Open
   uint64_t opened_unix_ = 0;
+  // What the counters held at the last ResetFigures(), subtracted by Figures().
+  mutable std::mutex figures_mutex_;
+  StatsSnapshot figures_base_;  // guarded by figures_mutex_
+  McCounts memcached_base_;     // guarded by figures_mutex_
 };
 
 }  // namespace rowsocket

@@ -69,7 +69,7 @@ bool Server::StartListener(const ListenerConfig& lc, const char* name, std::stri
   listeners_.push_back(std::move(listener));  // outlives its workers (Stop joins first)
   const size_t first = workers_.size();
   for (int i = 0; i < lc.threads; ++i) {
-    WorkerInfo info{static_cast<int>(workers_.size()), i, lc.read_only, name, nullptr, {}, {}};
+    WorkerInfo info{static_cast<int>(workers_.size()), i, lc.read_only, name, nullptr, {}, {}, {}};
     workers_.push_back(std::make_unique<Worker>(info, l, static_cast<size_t>(i), factory_,
                                                 config_, tunables_));
   }

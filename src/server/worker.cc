@@ -78,6 +78,7 @@ WorkerInfo Worker::WithWorker(WorkerInfo info, Listener* listener) {
   info.wake = [listener] { listener->WakeForDurable(); };
   listener->AddWorkerStats(&stats_);
   info.listener_figures = [listener](bool with) { return listener->Figures(with); };
+  info.reset_listener_figures = [listener] { listener->ResetFigures(); };
   return info;
 }
 

@@ -255,6 +255,25 @@ def test_stats_groups_answer_as_memcached_does(memcached_port, memcached):
         r.close()
 
 
+def test_stats_reset_restarts_the_counters_as_memcached_does(memcached_port, memcached):
+    """`stats reset` answers RESET and the counters start again from zero, the same ones
+    as memcached's; `stats detail on|off` is OK and a bare `stats detail` its usage."""
+    after = {}
+    for name, port in (("rowsocket", memcached_port), ("memcached", memcached)):
+        assert exchange(port, b"set rst 0 0 1\r\nx\r\nget rst\r\nget nope\r\n",
+                        b"END\r\nEND\r\n").startswith(b"STORED")
+        assert int(stats(port)["cmd_get"]) >= 2
+        assert exchange(port, b"stats reset\r\n", b"\r\n") == b"RESET\r\n"
+        after[name] = stats(port)
+        answers = exchange(port, b"stats detail on\r\nstats detail off\r\nstats detail\r\n",
+                           b"dump\r\n")
+        assert answers == b"OK\r\nOK\r\nCLIENT_ERROR usage: stats detail on|off|dump\r\n"
+    for counter in COUNTERS:
+        assert after["rowsocket"][counter] == after["memcached"][counter] == "0", counter
+    assert int(after["rowsocket"]["curr_connections"]) >= 1
+    assert int(after["rowsocket"]["uptime"]) >= 0
+
+
 def test_binary_stats_are_one_packet_each_then_an_empty_key(memcached_port):
     text = [n for n, _ in stat_lines(exchange(memcached_port, b"stats\r\n"))]
     r = Raw(memcached_port)

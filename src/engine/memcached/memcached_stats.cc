@@ -53,6 +53,8 @@ void EngineExecutor::PrepareStats(const EngineIndexBindings& bindings, const McR
   const McStatsGroup group = McStatsGroupOf(mc.argument);
   McStatLines lines;
   const ServerTunables& tunables = *options_.tunables;
+  if (group == McStatsGroup::kReset && info_.reset_listener_figures)
+    info_.reset_listener_figures();
   if (group == McStatsGroup::kGeneral || group == McStatsGroup::kSettings ||
       group == McStatsGroup::kConns) {
     const ListenerFigures f =

@@ -27,8 +27,14 @@ TEST(MemcachedStats, groups_are_memcacheds_and_any_other_is_unknown) {
   EXPECT_EQ(McStatsGroupOf("sizes"), McStatsGroup::kSizes);
   for (const char* empty : {"items", "slabs", "detail dump"})
     EXPECT_EQ(McStatsGroupOf(empty), McStatsGroup::kEmpty) << empty;
-  for (const char* unknown : {"bogus", "reset", "detail on", "cachedump 1 1"})
+  for (const char* unknown : {"bogus", "resetx", "detailed", "cachedump 1 1"})
     EXPECT_EQ(McStatsGroupOf(unknown), McStatsGroup::kUnknown) << unknown;
+  EXPECT_EQ(McStatsGroupOf("reset"), McStatsGroup::kReset);
+  EXPECT_EQ(McStatsGroupOf("reset x"), McStatsGroup::kReset);  // memcached ignores the rest
+  EXPECT_EQ(McStatsGroupOf("detail on"), McStatsGroup::kDetailSwitch);
+  EXPECT_EQ(McStatsGroupOf("detail off"), McStatsGroup::kDetailSwitch);
+  EXPECT_EQ(McStatsGroupOf("detail"), McStatsGroup::kDetailUsage);
+  EXPECT_EQ(McStatsGroupOf("detail x"), McStatsGroup::kDetailUsage);
 }
 
 TEST(MemcachedStats, general_lines_follow_memcached_1_6s_order_then_rowsocket_own) {
@@ -82,6 +88,15 @@ TEST(MemcachedStats, text_answer_is_stat_lines_and_end_unknown_is_error) {
   out.clear();
   WriteMcStats(mc, McStatsGroup::kUnknown, {{"x", "1"}}, &out);
   EXPECT_EQ(out, "ERROR\r\n");
+  out.clear();
+  WriteMcStats(mc, McStatsGroup::kReset, {}, &out);
+  EXPECT_EQ(out, "RESET\r\n");
+  out.clear();
+  WriteMcStats(mc, McStatsGroup::kDetailSwitch, {}, &out);
+  EXPECT_EQ(out, "OK\r\n");
+  out.clear();
+  WriteMcStats(mc, McStatsGroup::kDetailUsage, {}, &out);
+  EXPECT_EQ(out, "CLIENT_ERROR usage: stats detail on|off|dump\r\n");
 }
 
 TEST(MemcachedStats, binary_answer_is_a_packet_per_stat_then_an_empty_key) {

@@ -102,7 +102,7 @@ class WorkerTest : public ::testing::Test {
     port_ = ntohs(addr.sin_port);
   }
   void RunWorker() {
-    WorkerInfo info{0, 0, false, "write", nullptr, {}, {}};
+    WorkerInfo info{0, 0, false, "write", nullptr, {}, {}, {}};
     worker_ = std::make_unique<Worker>(info, &listener_, 0, factory_.get(), config_, &tunables_);
     std::string error;
     ASSERT_TRUE(worker_->Start(&error)) << error;
