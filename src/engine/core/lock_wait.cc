@@ -20,13 +20,13 @@
 //
 // Where a request meets the lock decides what is undone: a row lock inside a group
 // undoes that request only (InnoDB rolls back the failed row operation, and a
-// request undoes the rows it had changed: row_requests.h; a memcached command
+// request undoes the rows it had changed: row_requests.h; a key-value command
 // changes at most one row, last); a group run in lock order is rolled back whole
 // and runs again without the connection (its requests ran out of request order).
 // A group whose tables cannot be locked runs per connection, and the connections
-// whose tables are free go on. On a write worker, memcached connections that only
-// read run as a read group of their own: consistent reads, which wait for no row
-// lock, as SQL's plain SELECT.
+// whose tables are free go on. On a write worker, connections whose requests only
+// read a snapshot (ItemTraits::locking_read false) run as a read group of their
+// own: consistent reads, which wait for no row lock, as SQL's plain SELECT.
 //
 // Runs on the worker's thread, inside Execute.
 #include "engine/core/executor.h"
@@ -63,16 +63,16 @@ void EngineExecutor::ApplyNoWait(uint64_t now_ms, bool before_batch) {
   if (no_wait_applied_) return;
   if (!before_batch && now_ms - last_lock_wait_attempt_ms_ < 1000) return;
   last_lock_wait_attempt_ms_ = now_ms;
-  thread_.thd()->variables.lock_wait_timeout = 0;
-  no_wait_applied_ = thread_.SetSessionVariable("innodb_lock_wait_timeout", 0);
+  engine_.thd()->variables.lock_wait_timeout = 0;
+  no_wait_applied_ = engine_.thread().SetSessionVariable("innodb_lock_wait_timeout", 0);
 }
 
 uint64_t EngineExecutor::RowLockLimitMs() const {
-  return uint64_t{options_.tunables->lock_wait_timeout.load(std::memory_order_relaxed)} * 1000;
+  return uint64_t{engine_.options().tunables->lock_wait_timeout.load(std::memory_order_relaxed)} * 1000;
 }
 
 // Who runs with whom. Connections whose first request waits for a lock run each
-// alone; on a write worker, memcached connections that only read run as one read
+// alone; on a write worker, connections that only read a snapshot run as one read
 // group; then everything else as one group.
 void EngineExecutor::RunBatch(BatchItem* items, size_t count) {
   enum : char { kAlone, kReads, kShared };
@@ -85,13 +85,13 @@ void EngineExecutor::RunBatch(BatchItem* items, size_t count) {
     char k = kShared;
     if (BindingsOf(items[first])->lock_wait_since_ms != 0) {
       k = kAlone;
-    } else if (!info_.read_only) {
+    } else if (!engine_.info().read_only) {
       bool reads = false, only_reads = true;
       for (size_t i = first; i < last; ++i) {
-        if (parked_[i] || steps_[i].index == nullptr) continue;
-        const Request& r = *items[i].request;
+        if (parked_[i] || steps_[i].prepared.index == nullptr) continue;
+        const ItemTraits& t = steps_[i].traits;
         reads = true;
-        only_reads = only_reads && r.type == RequestType::kMemcached && !r.IsWrite();
+        only_reads = only_reads && !t.locking_read && !t.writes;
       }
       if (reads && only_reads) k = kReads;
     }
@@ -121,7 +121,7 @@ void EngineExecutor::RunLocked(BatchItem* items, size_t begin, size_t end) {
     if (Member(i) && items[i].bindings != items[first].bindings)
       return RunEachConnection(items, begin, end);
   }
-  const uint64_t limit = group_.refusal() == GroupTransaction::Refusal::kBackup
+  const uint64_t limit = engine_.group().refusal() == GroupTransaction::Refusal::kBackup
                              ? BackupLockLimitMs()
                              : RowLockLimitMs();
   if (MayWait(items, first, limit)) return Park(items, first);
@@ -131,10 +131,10 @@ void EngineExecutor::RunLocked(BatchItem* items, size_t begin, size_t end) {
     marks_[i] = items[i].out->size();
     items[i].deferred = items[i].out->size() >= items[i].out_limit;
     if (items[i].deferred) continue;
-    if (steps_[i].index == nullptr) {
-      Answer(items[i], steps_[i]);
+    if (steps_[i].prepared.index == nullptr) {
+      Answer(items[i], i);
     } else {
-      AnswerError(items[i], ErrorStatus(WireError::kLockTables));
+      AnswerFailure(items[i], i, ErrorStatus(WireError::kLockTables));
     }
   }
 }
@@ -148,7 +148,7 @@ bool EngineExecutor::MayWait(const BatchItem* items, size_t i, uint64_t limit_ms
   const EngineIndexBindings* b = BindingsOf(items[i]);
   if (b->lock_timed_out_batch == batch_number_) return false;
   if (!FirstOfConnection(items, i) || b->lock_wait_since_ms == 0) return limit_ms > 0;
-  return batch_start_ms_ - b->lock_wait_since_ms < limit_ms;
+  return engine_.batch_start_ms() - b->lock_wait_since_ms < limit_ms;
 }
 
 // Sets item i (which met a lock) and the rest of its connection aside; they are
@@ -156,7 +156,7 @@ bool EngineExecutor::MayWait(const BatchItem* items, size_t i, uint64_t limit_ms
 void EngineExecutor::Park(BatchItem* items, size_t i) {
   EngineIndexBindings* b = BindingsOf(items[i]);
   if (!FirstOfConnection(items, i) || b->lock_wait_since_ms == 0) {
-    b->lock_wait_since_ms = batch_start_ms_;
+    b->lock_wait_since_ms = engine_.batch_start_ms();
     b->lock_wait_tries = 0;
     stats_->lock_waits.Add();
   }
@@ -171,14 +171,6 @@ void EngineExecutor::Hold(BatchItem* items, size_t i) {
     parked_[j] = 1;
     items[j].deferred = true;
   }
-}
-
-// A request pass 1 answers that changes what the connection's later requests mean:
-// a `P` that binds an id again, a login.
-bool EngineExecutor::SetsUpConnection(const BatchItem& item) const {
-  const Request& r = *item.request;
-  if (r.type == RequestType::kAuth) return true;
-  return r.type == RequestType::kOpenIndex && BindingsOf(item)->Find(r.index_id) != nullptr;
 }
 
 // A connection whose first request of the batch was answered waits for nothing,
@@ -199,10 +191,10 @@ void EngineExecutor::EndLockWaits(BatchItem* items, size_t count) {
 }
 
 // A request that met a row lock answers its lock wait timeout.
-void EngineExecutor::CountLockTimeout(const BatchItem& item) {
+void EngineExecutor::CountLockTimeout(const BatchItem& item, size_t i) {
   BindingsOf(item)->lock_timed_out_batch = batch_number_;
   stats_->lock_wait_timeouts.Add();
-  if (item.request->type != RequestType::kMemcached) stats_->errors_storage.Add();
+  steps_[i].handler->CountLockTimeout(item);
 }
 
 }  // namespace rowsocket

@@ -2,7 +2,6 @@
 // Runs on a worker thread.
 #include "engine/core/open_index.h"
 
-#include "engine/memcached/key_value.h"
 #include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
 

@@ -13,7 +13,6 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/admin/accounts.h"
@@ -116,9 +115,15 @@ struct IndexBinding {
   IndexGrants grants;  // what the connection's account may do through it
 };
 
+// What a protocol keeps of a connection besides its index ids (a key-value
+// protocol's container bindings): its handler's to make and read.
+class ProtocolState {
+ public:
+  virtual ~ProtocolState() = default;
+};
+
 // A connection's bindings. Used by one executor at a time (the one serving the
 // connection's turn).
-struct ContainerBinding;  // key_value.h
 
 class EngineIndexBindings : public IndexBindings {
  public:
@@ -139,8 +144,8 @@ class EngineIndexBindings : public IndexBindings {
   uint64_t lock_wait_since_ms = 0;
   uint32_t lock_wait_tries = 0;
   uint64_t lock_timed_out_batch = 0;  // the executor's batch in which one answered it
-  // The memcached listener: each container's two indexes, by name (see key_value.h).
-  std::unordered_map<std::string, std::unique_ptr<ContainerBinding>> containers;
+  // The state the connection's protocol keeps of it (null until its handler makes it).
+  std::unique_ptr<ProtocolState> protocol_state;
 
  private:
   std::vector<std::unique_ptr<IndexBinding>> bindings_;
