@@ -40,8 +40,8 @@ void TruncateAnswer(std::string* out, size_t mark) {
   if (mark < out->size()) out->resize(mark);
 }
 
-EngineIndexBindings* SessionOf(const BatchItem& item) {
-  return static_cast<EngineIndexBindings*>(item.bindings);
+EngineSession* SessionOf(const BatchItem& item) {
+  return static_cast<EngineSession*>(item.session);
 }
 
 }  // namespace
@@ -61,8 +61,8 @@ EngineExecutor::EngineExecutor(const WorkerInfo& info, const EngineOptions& opti
 // The tables close first; the handlers' open indexes are freed after them.
 EngineExecutor::~EngineExecutor() { engine_.tables().CloseAll(); }
 
-std::unique_ptr<IndexBindings> EngineExecutor::NewIndexBindings() {
-  return std::make_unique<EngineIndexBindings>();
+std::unique_ptr<ConnectionSession> EngineExecutor::NewSession() {
+  return std::make_unique<EngineSession>();
 }
 
 bool EngineExecutor::ShouldStop() {
@@ -114,7 +114,7 @@ uint64_t EngineExecutor::Execute(BatchItem* items, size_t count) {
 void EngineExecutor::RunEachConnection(BatchItem* items, size_t begin, size_t end) {
   for (size_t first = begin; first < end;) {
     size_t last = first + 1;
-    while (last < end && items[last].bindings == items[first].bindings) ++last;
+    while (last < end && items[last].session == items[first].session) ++last;
     bool members = false;
     for (size_t i = first; i < last; ++i) members = members || Member(i);
     if (members && !RunWithRetry(items, first, last)) {
@@ -151,7 +151,7 @@ void EngineExecutor::Prepare(BatchItem* items, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     marks_[i] = items[i].out->size();
     items[i].retry_ms = 0;
-    if (i > 0 && items[i - 1].bindings != items[i].bindings) touched_rows = false;
+    if (i > 0 && items[i - 1].session != items[i].session) touched_rows = false;
     Step& step = steps_[i];
     step = Step();
     step.handler = HandlerOf(items[i]);
@@ -184,7 +184,7 @@ ProtocolHandler* EngineExecutor::HandlerOf(const BatchItem& item) const {
 Prepared EngineExecutor::PrepareOne(const BatchItem& item, size_t i) {
   const Step& step = steps_[i];
   const ItemTraits& traits = step.traits;
-  const EngineIndexBindings* session = SessionOf(item);
+  const EngineSession* session = SessionOf(item);
   Prepared refused;
   refused.answered = true;
   if (session->account_logins && !traits.logs_in && !traits.before_login &&

@@ -42,7 +42,7 @@ class EngineExecutor : public Executor {
 
   bool ok() const { return engine_.ok(); }
 
-  std::unique_ptr<IndexBindings> NewIndexBindings() override;
+  std::unique_ptr<ConnectionSession> NewSession() override;
   uint64_t Execute(BatchItem* items, size_t count) override;
   uint64_t Durable() override;
   void Tick() override;

@@ -41,12 +41,12 @@ namespace {
 constexpr uint32_t kFirstRetryMs = 1;
 constexpr uint32_t kMaxRetryMs = 16;
 
-EngineIndexBindings* BindingsOf(const BatchItem& item) {
-  return static_cast<EngineIndexBindings*>(item.bindings);
+EngineSession* SessionOf(const BatchItem& item) {
+  return static_cast<EngineSession*>(item.session);
 }
 
 bool FirstOfConnection(const BatchItem* items, size_t i) {
-  return i == 0 || items[i - 1].bindings != items[i].bindings;
+  return i == 0 || items[i - 1].session != items[i].session;
 }
 
 // What the group refused with a lock waits for: SQL's writes wait lock_wait_timeout
@@ -81,9 +81,9 @@ void EngineExecutor::RunBatch(BatchItem* items, size_t count) {
   bool any[3] = {false, false, false};
   for (size_t first = 0; first < count;) {
     size_t last = first + 1;
-    while (last < count && items[last].bindings == items[first].bindings) ++last;
+    while (last < count && items[last].session == items[first].session) ++last;
     char k = kShared;
-    if (BindingsOf(items[first])->lock_wait_since_ms != 0) {
+    if (SessionOf(items[first])->lock_wait_since_ms != 0) {
       k = kAlone;
     } else if (!engine_.info().read_only) {
       bool reads = false, only_reads = true;
@@ -118,14 +118,14 @@ void EngineExecutor::RunLocked(BatchItem* items, size_t begin, size_t end) {
   while (first < end && !Member(first)) ++first;
   if (first == end) return;
   for (size_t i = first + 1; i < end; ++i) {
-    if (Member(i) && items[i].bindings != items[first].bindings)
+    if (Member(i) && items[i].session != items[first].session)
       return RunEachConnection(items, begin, end);
   }
   const uint64_t limit = engine_.group().refusal() == GroupTransaction::Refusal::kBackup
                              ? BackupLockLimitMs()
                              : RowLockLimitMs();
   if (MayWait(items, first, limit)) return Park(items, first);
-  BindingsOf(items[first])->lock_timed_out_batch = batch_number_;
+  SessionOf(items[first])->lock_timed_out_batch = batch_number_;
   for (size_t i = first; i < end; ++i) {
     if (!Member(i)) continue;
     marks_[i] = items[i].out->size();
@@ -145,7 +145,7 @@ void EngineExecutor::RunLocked(BatchItem* items, size_t begin, size_t end) {
 // connection waits once per batch: once one of its requests has answered the lock
 // error, its later ones in the batch answer it at once.
 bool EngineExecutor::MayWait(const BatchItem* items, size_t i, uint64_t limit_ms) const {
-  const EngineIndexBindings* b = BindingsOf(items[i]);
+  const EngineSession* b = SessionOf(items[i]);
   if (b->lock_timed_out_batch == batch_number_) return false;
   if (!FirstOfConnection(items, i) || b->lock_wait_since_ms == 0) return limit_ms > 0;
   return engine_.batch_start_ms() - b->lock_wait_since_ms < limit_ms;
@@ -154,7 +154,7 @@ bool EngineExecutor::MayWait(const BatchItem* items, size_t i, uint64_t limit_ms
 // Sets item i (which met a lock) and the rest of its connection aside; they are
 // offered again after the retry delay. (Its answer, if written, was truncated.)
 void EngineExecutor::Park(BatchItem* items, size_t i) {
-  EngineIndexBindings* b = BindingsOf(items[i]);
+  EngineSession* b = SessionOf(items[i]);
   if (!FirstOfConnection(items, i) || b->lock_wait_since_ms == 0) {
     b->lock_wait_since_ms = engine_.batch_start_ms();
     b->lock_wait_tries = 0;
@@ -167,7 +167,7 @@ void EngineExecutor::Park(BatchItem* items, size_t i) {
 
 // Item i and the later items of its connection are not run in this batch.
 void EngineExecutor::Hold(BatchItem* items, size_t i) {
-  for (size_t j = i; j < batch_count_ && items[j].bindings == items[i].bindings; ++j) {
+  for (size_t j = i; j < batch_count_ && items[j].session == items[i].session; ++j) {
     parked_[j] = 1;
     items[j].deferred = true;
   }
@@ -179,9 +179,9 @@ void EngineExecutor::EndLockWaits(BatchItem* items, size_t count) {
   for (size_t first = 0; first < count;) {
     size_t last = first;
     bool waits = false;
-    for (; last < count && items[last].bindings == items[first].bindings; ++last)
+    for (; last < count && items[last].session == items[first].session; ++last)
       waits = waits || items[last].retry_ms != 0;
-    EngineIndexBindings* b = BindingsOf(items[first]);
+    EngineSession* b = SessionOf(items[first]);
     if (!items[first].deferred && !waits) {
       b->lock_wait_since_ms = 0;
       b->lock_wait_tries = 0;
@@ -192,7 +192,7 @@ void EngineExecutor::EndLockWaits(BatchItem* items, size_t count) {
 
 // A request that met a row lock answers its lock wait timeout.
 void EngineExecutor::CountLockTimeout(const BatchItem& item, size_t i) {
-  BindingsOf(item)->lock_timed_out_batch = batch_number_;
+  SessionOf(item)->lock_timed_out_batch = batch_number_;
   stats_->lock_wait_timeouts.Add();
   steps_[i].handler->CountLockTimeout(item);
 }

@@ -1,7 +1,7 @@
 // OpenIndex: what a `P` request binds to an index id on one connection, opened by
 // one executor: a table of that executor's cache, one of its indexes, the columns
 // answers carry (and inserts and updates write), and the columns filters may test.
-// EngineIndexBindings holds a connection's bindings by id; a connection is served by
+// EngineSession holds a connection's bindings by id; a connection is served by
 // whichever worker of its listener is free, and each executor opens a binding the
 // first time it serves that connection.
 //
@@ -122,10 +122,10 @@ class ProtocolState {
   virtual ~ProtocolState() = default;
 };
 
-// A connection's bindings. Used by one executor at a time (the one serving the
+// A connection's engine session: its index bindings by id, its login, its lock
+// waits, its protocol's state. Used by one executor at a time (the one serving the
 // connection's turn).
-
-class EngineIndexBindings : public IndexBindings {
+class EngineSession : public ConnectionSession {
  public:
   IndexBinding* Find(uint32_t id) {
     return id < bindings_.size() ? bindings_[id].get() : nullptr;
@@ -135,7 +135,7 @@ class EngineIndexBindings : public IndexBindings {
   void Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
             std::vector<std::unique_ptr<OpenIndex>>* retired);
 
-  ~EngineIndexBindings() override;
+  ~EngineSession() override;
 
   AccountLogin login;  // rowsocket_auth=account
   // The connection's first unanswered request met a lock and waits apart

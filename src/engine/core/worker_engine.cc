@@ -116,35 +116,35 @@ WireStatus WorkerEngine::RefusedByGalera(bool writes, const OpenIndex* oi) {
 }
 
 // Every failure is counted and logged, never a password.
-WireStatus WorkerEngine::LogIn(EngineIndexBindings* bindings, const Request& r) {
+WireStatus WorkerEngine::LogIn(EngineSession* session, const Request& r) {
   const WireStatus status =
-      accounts_.LogIn(&bindings->login, r, bindings->peer_address, bindings->tls);
-  bindings->SetAccount(bindings->login.AccountName());
+      accounts_.LogIn(&session->login, r, session->peer_address, session->tls);
+  session->SetAccount(session->login.AccountName());
   if (status.ok()) {
     stats_->logins.Add();
     static LogLimit logged_in;
     LogLimited(&logged_in, LogLevel::kDebug, "%s logged in from %s",
-               bindings->login.AccountName().c_str(), bindings->peer_address.c_str());
+               session->login.AccountName().c_str(), session->peer_address.c_str());
     return status;
   }
   stats_->logins_failed.Add();
-  ++bindings->failed_logins;  // the server layer delays the answer (login_policy.h)
+  ++session->failed_logins;  // the server layer delays the answer (login_policy.h)
   static LogLimit failed;
   std::string user = std::string(r.auth_key).substr(0, USERNAME_CHAR_LENGTH);
   for (char& c : user)  // a client's bytes: nothing that could forge a log line
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   LogLimited(&failed, LogLevel::kWarning, "login refused (%.*s) for user '%s' from %s",
              static_cast<int>(status.message().size()), status.message().data(),
-             user.c_str(), bindings->peer_address.c_str());
+             user.c_str(), session->peer_address.c_str());
   return status;
 }
 
-WireStatus WorkerEngine::RefreshGrants(EngineIndexBindings* bindings, OpenIndex* oi,
+WireStatus WorkerEngine::RefreshGrants(EngineSession* session, OpenIndex* oi,
                                        const std::vector<Field*>& filters,
                                        IndexGrants* grants) {
-  AccountLogin* login = &bindings->login;
+  AccountLogin* login = &session->login;
   if (!accounts_.Refresh(login, batch_start_ms_, kAccountMaxAgeMs)) {
-    bindings->SetAccount("");
+    session->SetAccount("");
     return ErrorStatus(WireError::kUnauth);
   }
   accounts_.Check(login, oi->table(), oi->key_number(), oi->columns(), filters, grants);

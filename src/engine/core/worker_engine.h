@@ -83,11 +83,11 @@ class WorkerEngine {
 
   // An account login (`A 3`, `A 4`, SASL PLAIN as `A 4`) of the connection, counted
   // and logged; a refusal counts in its failed_logins.
-  WireStatus LogIn(EngineIndexBindings* bindings, const Request& login);
+  WireStatus LogIn(EngineSession* session, const Request& login);
   // `grants` for `oi` (and filter columns `filters`) brought up to date with the
   // connection's login, itself rebuilt from the server's ACL once it is a second
   // old; `unauth` when the account has been dropped meanwhile (the login ends).
-  WireStatus RefreshGrants(EngineIndexBindings* bindings, OpenIndex* oi,
+  WireStatus RefreshGrants(EngineSession* session, OpenIndex* oi,
                            const std::vector<Field*>& filters, IndexGrants* grants);
   // A request the grants refuse: counted, and answered `denied`.
   WireStatus Denied();

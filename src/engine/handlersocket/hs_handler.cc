@@ -12,8 +12,8 @@
 namespace rowsocket {
 namespace {
 
-EngineIndexBindings* SessionOf(const BatchItem& item) {
-  return static_cast<EngineIndexBindings*>(item.bindings);
+EngineSession* SessionOf(const BatchItem& item) {
+  return static_cast<EngineSession*>(item.session);
 }
 
 // The bits of wsrep_sync_wait (SQL's causality checks on a Galera node) that cover
@@ -80,7 +80,7 @@ void HandlerSocketHandler::BeginBatch(size_t count) {
 Prepared HandlerSocketHandler::Prepare(const BatchItem& item, size_t i) {
   Prepared p;
   const Request& r = *item.request;
-  EngineIndexBindings* bindings = SessionOf(item);
+  EngineSession* session = SessionOf(item);
   values_[i].clear();
   switch (r.type) {
     case RequestType::kFind:
@@ -90,10 +90,10 @@ Prepared HandlerSocketHandler::Prepare(const BatchItem& item, size_t i) {
       p.status = r.error;
       break;
     case RequestType::kAuth:
-      if (bindings->account_logins) p.status = LogIn(bindings, r, &values_[i]);
+      if (session->account_logins) p.status = LogIn(session, r, &values_[i]);
       break;
     case RequestType::kOpenIndex:
-      p.status = BindIndex(bindings, r);
+      p.status = BindIndex(session, r);
       break;
     default:
       break;
@@ -105,8 +105,8 @@ Prepared HandlerSocketHandler::Prepare(const BatchItem& item, size_t i) {
 Prepared HandlerSocketHandler::PrepareRows(const BatchItem& item) {
   Prepared p;
   const Request& r = *item.request;
-  EngineIndexBindings* bindings = SessionOf(item);
-  IndexBinding* binding = bindings->Find(r.index_id);
+  EngineSession* session = SessionOf(item);
+  IndexBinding* binding = session->Find(r.index_id);
   const Opened<OpenIndex> bound = binding != nullptr
                                       ? engine_->OpenForThisWorker(binding)
                                       : Opened<OpenIndex>::Failed(ErrorStatus(WireError::kStmtNum));
@@ -120,7 +120,7 @@ Prepared HandlerSocketHandler::PrepareRows(const BatchItem& item) {
   if (s.ok()) s = oi->Resolve();
   if (s.ok()) s = engine_->RefusedByGalera(r.IsWrite(), oi);
   if (s.ok()) s = CheckRequest(item.request, oi);
-  if (s.ok() && bindings->account_logins) s = CheckGrants(bindings, binding, oi, r);
+  if (s.ok() && session->account_logins) s = CheckGrants(session, binding, oi, r);
   if (!s.ok()) {
     p.status = s;
     return p;
@@ -133,19 +133,19 @@ Prepared HandlerSocketHandler::PrepareRows(const BatchItem& item) {
 
 // rowsocket_auth=account: `A 2` answers a nonce; `A 3` and `A 4` log the connection
 // in as an account, or out.
-WireStatus HandlerSocketHandler::LogIn(EngineIndexBindings* bindings, const Request& r,
+WireStatus HandlerSocketHandler::LogIn(EngineSession* session, const Request& r,
                                        std::string* value) {
-  if (r.auth_type == "2") return engine_->accounts().Challenge(&bindings->login, r, value);
-  return engine_->LogIn(bindings, r);
+  if (r.auth_type == "2") return engine_->accounts().Challenge(&session->login, r, value);
+  return engine_->LogIn(session, r);
 }
 
 // rowsocket_auth=account: the account's privileges, as the server's grants give
 // them (see accounts.h), at most a second old. Every request on an index needs
 // SELECT on what its `P` named; writes need INSERT, UPDATE or DELETE as well.
-WireStatus HandlerSocketHandler::CheckGrants(EngineIndexBindings* bindings,
+WireStatus HandlerSocketHandler::CheckGrants(EngineSession* session,
                                              IndexBinding* binding, OpenIndex* oi,
                                              const Request& r) {
-  WireStatus s = engine_->RefreshGrants(bindings, oi, oi->filter_columns(), &binding->grants);
+  WireStatus s = engine_->RefreshGrants(session, oi, oi->filter_columns(), &binding->grants);
   if (!s.ok()) return s;
   const IndexGrants& g = binding->grants;
   bool allowed = g.select;
@@ -163,14 +163,14 @@ WireStatus HandlerSocketHandler::CheckGrants(EngineIndexBindings* bindings,
   if (allowed) return WireStatus::OK();
   static LogLimit denied;
   LogLimited(&denied, LogLevel::kWarning, "%s denied to %s from %s on %s.%s",
-             wanted, bindings->login.AccountName().c_str(), bindings->peer_address.c_str(),
+             wanted, session->login.AccountName().c_str(), session->peer_address.c_str(),
              binding->db.c_str(), binding->table.c_str());
   return engine_->Denied();
 }
 
 // A `P` binds again only once the new index resolves (and its grants allow it):
 // until then the id keeps what it was bound to.
-WireStatus HandlerSocketHandler::BindIndex(EngineIndexBindings* bindings, const Request& r) {
+WireStatus HandlerSocketHandler::BindIndex(EngineSession* session, const Request& r) {
   const EngineOptions& options = engine_->options();
   if (r.index_id >= options.tunables->max_open_indexes.load(std::memory_order_relaxed))
     return ErrorStatus(WireError::kStmtNum);
@@ -186,9 +186,9 @@ WireStatus HandlerSocketHandler::BindIndex(EngineIndexBindings* bindings, const 
   OpenIndex* oi = opened.value;
   engine_->tables().MarkUsed(oi->entry());
   WireStatus s = oi->Resolve();
-  if (s.ok() && bindings->account_logins) s = CheckGrants(bindings, binding.get(), oi, r);
+  if (s.ok() && session->account_logins) s = CheckGrants(session, binding.get(), oi, r);
   if (!s.ok()) return s;
-  bindings->Bind(r.index_id, std::move(binding), engine_->retired());
+  session->Bind(r.index_id, std::move(binding), engine_->retired());
   return WireStatus::OK();
 }
 

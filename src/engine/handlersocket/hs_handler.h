@@ -34,12 +34,12 @@ class HandlerSocketHandler : public ProtocolHandler {
 
  private:
   // A `P`: binds index id r.index_id of the connection to the index it names.
-  WireStatus BindIndex(EngineIndexBindings* bindings, const Request& r);
+  WireStatus BindIndex(EngineSession* session, const Request& r);
   // `A`: a nonce (`A 2`, into *value) or a login (`A 3`, `A 4`).
-  WireStatus LogIn(EngineIndexBindings* bindings, const Request& r, std::string* value);
+  WireStatus LogIn(EngineSession* session, const Request& r, std::string* value);
   // A find or an insert on its bound index, resolved and checked.
   Prepared PrepareRows(const BatchItem& item);
-  WireStatus CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding, OpenIndex* oi,
+  WireStatus CheckGrants(EngineSession* session, IndexBinding* binding, OpenIndex* oi,
                          const Request& r);
   void CountResult(const Request& r, const RowResult& result);
 

@@ -28,8 +28,8 @@ bool IsMemcachedListener(const WorkerInfo& info) {
   return std::strcmp(info.listener, "memcached") == 0;
 }
 
-EngineIndexBindings* SessionOf(const BatchItem& item) {
-  return static_cast<EngineIndexBindings*>(item.bindings);
+EngineSession* SessionOf(const BatchItem& item) {
+  return static_cast<EngineSession*>(item.session);
 }
 
 // What the handler keeps of a connection: each container's binding, by the name
@@ -38,7 +38,7 @@ struct KvSession : ProtocolState {
   std::unordered_map<std::string, std::unique_ptr<ContainerBinding>> containers;
 };
 
-KvSession* KvSessionOf(EngineIndexBindings* session) {
+KvSession* KvSessionOf(EngineSession* session) {
   if (!session->protocol_state) session->protocol_state = std::make_unique<KvSession>();
   return static_cast<KvSession*>(session->protocol_state.get());
 }
@@ -120,9 +120,9 @@ Prepared MemcachedHandler::Prepare(const BatchItem& item, size_t i) {
   const McCommandInfo& info = McCommandProperties(mc.command);
   Prepared p;
   p.answered = true;
-  EngineIndexBindings* bindings = SessionOf(item);
-  if (info.logs_in && bindings->account_logins) {
-    p.status = SaslLogIn(bindings, mc);
+  EngineSession* session = SessionOf(item);
+  if (info.logs_in && session->account_logins) {
+    p.status = SaslLogIn(session, mc);
     return p;
   }
   if (!info.uses_rows) return p;
@@ -132,7 +132,7 @@ Prepared MemcachedHandler::Prepare(const BatchItem& item, size_t i) {
 Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
   const Request& r = *item.request;
   const McRequest& mc = *r.memcached;
-  EngineIndexBindings* bindings = SessionOf(item);
+  EngineSession* session = SessionOf(item);
   Prepared p;
   p.answered = true;
   const std::string_view name = mc.keys.empty() ? "default" : KvContainerName(mc.keys[0]);
@@ -148,7 +148,7 @@ Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
     return p;
   }
   ContainerBinding* binding = nullptr;
-  p.status = BoundContainer(bindings, *container, &binding);
+  p.status = BoundContainer(session, *container, &binding);
   if (!p.status.ok()) return p;
   // (Only a command that writes may insert.)
   const Opened<OpenIndex> lookup = engine_->OpenResolved(binding->lookup.get());
@@ -160,8 +160,8 @@ Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
   }
   p.status = engine_->RefusedByGalera(r.IsWrite(), lookup.value);
   if (!p.status.ok()) return p;
-  if (bindings->account_logins) {
-    p.status = CheckContainerGrants(bindings, binding, lookup.value, insert.value, mc);
+  if (session->account_logins) {
+    p.status = CheckContainerGrants(session, binding, lookup.value, insert.value, mc);
     if (!p.status.ok()) return p;
   }
   p.answered = false;
@@ -172,14 +172,14 @@ Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
 }
 
 // (Under the mapping's own name: every spelling of one container shares a binding.)
-WireStatus MemcachedHandler::BoundContainer(EngineIndexBindings* bindings,
+WireStatus MemcachedHandler::BoundContainer(EngineSession* session,
                                             const KvContainer& container,
                                             ContainerBinding** bound) {
   if (!engine_->SchemaAllowed(container.db)) return ErrorStatus(WireError::kForbidden);
-  std::unique_ptr<ContainerBinding>& binding = KvSessionOf(bindings)->containers[container.name];
+  std::unique_ptr<ContainerBinding>& binding = KvSessionOf(session)->containers[container.name];
   if (!binding) {
     binding = std::make_unique<ContainerBinding>();
-    bindings->open_indexes.Add();  // (OPEN_INDEXES: a key-value connection's containers)
+    session->open_indexes.Add();  // (OPEN_INDEXES: a key-value connection's containers)
   }
   *bound = binding.get();
   if (binding->lookup && binding->container == container) return WireStatus::OK();
@@ -305,7 +305,7 @@ WireStatus MemcachedHandler::BindContainer(ContainerBinding* binding, const KvCo
 
 // SASL PLAIN (binary protocol): `[authzid] NUL user NUL password`, a MariaDB account's
 // password in clear, so taken over TLS only, as `A 4` is.
-WireStatus MemcachedHandler::SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc) {
+WireStatus MemcachedHandler::SaslLogIn(EngineSession* session, const McRequest& mc) {
   if (mc.argument != "PLAIN") return ErrorStatus(WireError::kAuthType);
   const std::string_view data = mc.value;
   const size_t first = data.find('\0');
@@ -317,7 +317,7 @@ WireStatus MemcachedHandler::SaslLogIn(EngineIndexBindings* bindings, const McRe
     login.auth_key = data.substr(first + 1, second - first - 1);
     login.auth_arg = data.substr(second + 1);
   }
-  return engine_->LogIn(bindings, login);
+  return engine_->LogIn(session, login);
 }
 
 // rowsocket_memcached_auth=account: the account's grants on the container's table,
@@ -326,10 +326,10 @@ WireStatus MemcachedHandler::SaslLogIn(EngineIndexBindings* bindings, const McRe
 // may update it (UPDATE on the columns the lookup reads) or insert it (INSERT on every
 // column an insert sets, the key column included, as SQL's INSERT asks); delete
 // deletes it.
-WireStatus MemcachedHandler::CheckContainerGrants(EngineIndexBindings* bindings,
+WireStatus MemcachedHandler::CheckContainerGrants(EngineSession* session,
                                                   ContainerBinding* binding, OpenIndex* lookup,
                                                   OpenIndex* insert, const McRequest& mc) {
-  WireStatus s = engine_->RefreshGrants(bindings, lookup, {}, &binding->grants);
+  WireStatus s = engine_->RefreshGrants(session, lookup, {}, &binding->grants);
   if (!s.ok()) return s;
   const IndexGrants& g = binding->grants;
   const uint32_t columns = static_cast<uint32_t>(lookup->columns().size());
@@ -341,7 +341,7 @@ WireStatus MemcachedHandler::CheckContainerGrants(EngineIndexBindings* bindings,
     allowed = allowed && g.update_columns >= columns;
     if (allowed && info.inserts) {
       IndexGrants* ig = &binding->insert->grants;
-      s = engine_->RefreshGrants(bindings, insert, {}, ig);
+      s = engine_->RefreshGrants(session, insert, {}, ig);
       if (!s.ok()) return s;
       allowed = ig->insert_columns >= insert->columns().size();
     }

@@ -54,11 +54,11 @@ class MemcachedHandler : public ProtocolHandler {
   void PublishCacheSizes();
   WireStatus BindContainer(ContainerBinding* binding, const KvContainer& container);
   // The connection's binding of `container`, made or made again.
-  WireStatus BoundContainer(EngineIndexBindings* bindings, const KvContainer& container,
+  WireStatus BoundContainer(EngineSession* session, const KvContainer& container,
                             ContainerBinding** binding);
   Prepared PrepareRows(const BatchItem& item, Step* step);
-  WireStatus SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc);
-  WireStatus CheckContainerGrants(EngineIndexBindings* bindings, ContainerBinding* binding,
+  WireStatus SaslLogIn(EngineSession* session, const McRequest& mc);
+  WireStatus CheckContainerGrants(EngineSession* session, ContainerBinding* binding,
                                   OpenIndex* lookup, OpenIndex* insert, const McRequest& mc);
   void Answer(const BatchItem& item, const Step& step, const Prepared& prepared);
   void AnswerWithoutRows(const McRequest& mc, std::string* out);
