@@ -151,8 +151,36 @@ WireStatus WorkerEngine::RefreshGrants(EngineSession* session, OpenIndex* oi,
   return WireStatus::OK();
 }
 
-WireStatus WorkerEngine::Denied() {
+WireStatus WorkerEngine::CheckAccess(EngineSession* session, const AccessWanted& wanted) {
+  static const std::vector<Field*> kNoFilters;
+  WireStatus s = RefreshGrants(session, wanted.index,
+                               wanted.filters != nullptr ? *wanted.filters : kNoFilters,
+                               wanted.grants);
+  if (!s.ok()) return s;
+  const IndexGrants& g = *wanted.grants;
+  const char* refused = nullptr;
+  if (!g.select) {
+    refused = "SELECT";
+  } else if (wanted.del && !g.del) {
+    refused = "DELETE";
+  } else if (wanted.update_columns > g.update_columns) {
+    refused = "UPDATE";
+  } else if (wanted.insert_columns > 0) {
+    IndexGrants* ig = wanted.grants;
+    if (wanted.insert_index != nullptr && wanted.insert_index != wanted.index) {
+      ig = wanted.insert_grants;
+      s = RefreshGrants(session, wanted.insert_index, kNoFilters, ig);
+      if (!s.ok()) return s;
+    }
+    if (wanted.insert_columns > ig->insert_columns) refused = "INSERT";
+  }
+  if (refused == nullptr) return WireStatus::OK();
   stats_->requests_denied.Add();
+  static LogLimit denied;
+  LogLimited(&denied, LogLevel::kWarning, "%s denied to %s from %s on %.*s.%.*s", refused,
+             session->login.AccountName().c_str(), session->peer_address.c_str(),
+             static_cast<int>(wanted.db.size()), wanted.db.data(),
+             static_cast<int>(wanted.table.size()), wanted.table.data());
   return ErrorStatus(WireError::kDenied);
 }
 

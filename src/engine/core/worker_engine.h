@@ -33,6 +33,21 @@ bool GaleraNodeReady();
 // Whether two identifiers (schema, column names) are the same, ASCII case aside.
 bool SameName(std::string_view a, std::string_view b);
 
+// What an item asks of the account's grants (rowsocket_auth=account): every item
+// SELECT on what its index reads (its columns, filter columns and key), and a
+// write the privilege it needs on the columns it writes.
+struct AccessWanted {
+  OpenIndex* index = nullptr;                // what the item reads
+  const std::vector<Field*>* filters = nullptr;  // and tests (null: none)
+  IndexGrants* grants = nullptr;             // the session's grants on `index`
+  bool del = false;                          // DELETE
+  uint32_t update_columns = 0;               // UPDATE on the index's first columns
+  uint32_t insert_columns = 0;               // INSERT on the first columns of:
+  OpenIndex* insert_index = nullptr;         //   this index (null: `index`),
+  IndexGrants* insert_grants = nullptr;      //   whose grants these are
+  std::string_view db, table;                // for the log
+};
+
 class WorkerEngine {
  public:
   // `flusher`: where write commits may leave their log flush (null: they do not).
@@ -84,15 +99,18 @@ class WorkerEngine {
   // An account login (`A 3`, `A 4`, SASL PLAIN as `A 4`) of the connection, counted
   // and logged; a refusal counts in its failed_logins.
   WireStatus LogIn(EngineSession* session, const Request& login);
+  // Whether the account's grants allow what `wanted` says, as the server's grants
+  // give them (accounts.h), at most a second old: `denied` (counted and logged) if
+  // not, `unauth` if the account is gone.
+  WireStatus CheckAccess(EngineSession* session, const AccessWanted& wanted);
+
+ private:
   // `grants` for `oi` (and filter columns `filters`) brought up to date with the
   // connection's login, itself rebuilt from the server's ACL once it is a second
   // old; `unauth` when the account has been dropped meanwhile (the login ends).
   WireStatus RefreshGrants(EngineSession* session, OpenIndex* oi,
                            const std::vector<Field*>& filters, IndexGrants* grants);
-  // A request the grants refuse: counted, and answered `denied`.
-  WireStatus Denied();
 
- private:
   const WorkerInfo info_;
   const EngineOptions options_;
   WorkerStats* stats_;

@@ -7,7 +7,6 @@
 #include "engine/rows/row_io.h"
 #include "protocol/response.h"
 #include "protocol/wire_errors.h"
-#include "util/log.h"
 
 namespace rowsocket {
 namespace {
@@ -139,33 +138,24 @@ WireStatus HandlerSocketHandler::LogIn(EngineSession* session, const Request& r,
   return engine_->LogIn(session, r);
 }
 
-// rowsocket_auth=account: the account's privileges, as the server's grants give
-// them (see accounts.h), at most a second old. Every request on an index needs
-// SELECT on what its `P` named; writes need INSERT, UPDATE or DELETE as well.
-WireStatus HandlerSocketHandler::CheckGrants(EngineSession* session,
-                                             IndexBinding* binding, OpenIndex* oi,
-                                             const Request& r) {
-  WireStatus s = engine_->RefreshGrants(session, oi, oi->filter_columns(), &binding->grants);
-  if (!s.ok()) return s;
-  const IndexGrants& g = binding->grants;
-  bool allowed = g.select;
-  const char* wanted = "SELECT";
-  if (allowed && r.type == RequestType::kInsert) {
-    allowed = r.insert_values.size() <= g.insert_columns;
-    wanted = "INSERT";
-  } else if (allowed && r.type == RequestType::kFind && r.modify == ModifyOp::kDelete) {
-    allowed = g.del;
-    wanted = "DELETE";
-  } else if (allowed && r.type == RequestType::kFind && r.modify != ModifyOp::kNone) {
-    allowed = r.modify_values.size() <= g.update_columns;
-    wanted = "UPDATE";
+// rowsocket_auth=account: every request on an index needs SELECT on what its `P`
+// named; writes need INSERT, UPDATE or DELETE as well, on the columns they write.
+WireStatus HandlerSocketHandler::CheckGrants(EngineSession* session, IndexBinding* binding,
+                                             OpenIndex* oi, const Request& r) {
+  AccessWanted wanted;
+  wanted.index = oi;
+  wanted.filters = &oi->filter_columns();
+  wanted.grants = &binding->grants;
+  wanted.db = binding->db;
+  wanted.table = binding->table;
+  if (r.type == RequestType::kInsert) {
+    wanted.insert_columns = static_cast<uint32_t>(r.insert_values.size());
+  } else if (r.type == RequestType::kFind && r.modify == ModifyOp::kDelete) {
+    wanted.del = true;
+  } else if (r.type == RequestType::kFind && r.modify != ModifyOp::kNone) {
+    wanted.update_columns = static_cast<uint32_t>(r.modify_values.size());
   }
-  if (allowed) return WireStatus::OK();
-  static LogLimit denied;
-  LogLimited(&denied, LogLevel::kWarning, "%s denied to %s from %s on %s.%s",
-             wanted, session->login.AccountName().c_str(), session->peer_address.c_str(),
-             binding->db.c_str(), binding->table.c_str());
-  return engine_->Denied();
+  return engine_->CheckAccess(session, wanted);
 }
 
 // A `P` binds again only once the new index resolves (and its grants allow it):

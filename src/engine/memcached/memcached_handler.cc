@@ -321,33 +321,31 @@ WireStatus MemcachedHandler::SaslLogIn(EngineSession* session, const McRequest& 
 }
 
 // rowsocket_memcached_auth=account: the account's grants on the container's table,
-// as for every protocol's requests (accounts.h): every command reads the row
-// (SELECT on the value, CAS, flags and expiry columns and the key); storage commands
-// may update it (UPDATE on the columns the lookup reads) or insert it (INSERT on every
-// column an insert sets, the key column included, as SQL's INSERT asks); delete
-// deletes it.
+// as for every protocol's requests (WorkerEngine::CheckAccess): every command reads
+// the row (SELECT on the value, CAS, flags and expiry columns and the key); storage
+// commands may update it (UPDATE on the columns the lookup reads) or insert it
+// (INSERT on every column an insert sets, the key column included, as SQL's INSERT
+// asks); delete deletes it.
 WireStatus MemcachedHandler::CheckContainerGrants(EngineSession* session,
                                                   ContainerBinding* binding, OpenIndex* lookup,
                                                   OpenIndex* insert, const McRequest& mc) {
-  WireStatus s = engine_->RefreshGrants(session, lookup, {}, &binding->grants);
-  if (!s.ok()) return s;
-  const IndexGrants& g = binding->grants;
-  const uint32_t columns = static_cast<uint32_t>(lookup->columns().size());
-  bool allowed = g.select;
   const McCommandInfo& info = McCommandProperties(mc.command);
+  AccessWanted wanted;
+  wanted.index = lookup;
+  wanted.grants = &binding->grants;
+  wanted.db = binding->container.db;
+  wanted.table = binding->container.table;
   if (info.deletes) {
-    allowed = allowed && g.del;
+    wanted.del = true;
   } else if (McWritesRows(mc)) {
-    allowed = allowed && g.update_columns >= columns;
-    if (allowed && info.inserts) {
-      IndexGrants* ig = &binding->insert->grants;
-      s = engine_->RefreshGrants(session, insert, {}, ig);
-      if (!s.ok()) return s;
-      allowed = ig->insert_columns >= insert->columns().size();
+    wanted.update_columns = static_cast<uint32_t>(lookup->columns().size());
+    if (info.inserts) {
+      wanted.insert_columns = static_cast<uint32_t>(insert->columns().size());
+      wanted.insert_index = insert;
+      wanted.insert_grants = &binding->insert->grants;
     }
   }
-  if (allowed) return WireStatus::OK();
-  return engine_->Denied();
+  return engine_->CheckAccess(session, wanted);
 }
 
 bool MemcachedHandler::Run(const BatchItem& item, size_t i, const Prepared& prepared) {
