@@ -180,7 +180,8 @@ ProtocolHandler* EngineExecutor::HandlerOf(const BatchItem& item) const {
 // The refusals every protocol shares, from what the item's command declares: a
 // listener with account logins refuses what a connection not logged in may not
 // ask; the server's state refuses what SQL's would (read_only, a Galera node not
-// ready). Then the handler prepares the rest.
+// ready). Then the handler prepares the rest, and a Galera node refuses a write to
+// the table it resolved to where SQL would (RefusedByGalera).
 Prepared EngineExecutor::PrepareOne(const BatchItem& item, size_t i) {
   const Step& step = steps_[i];
   const ItemTraits& traits = step.traits;
@@ -196,7 +197,10 @@ Prepared EngineExecutor::PrepareOne(const BatchItem& item, size_t i) {
     refused.status = engine_.RefusedByServerState(traits.writes);
     if (!refused.status.ok()) return refused;
   }
-  return step.handler->Prepare(item, i);
+  Prepared prepared = step.handler->Prepare(item, i);
+  if (prepared.answered || !traits.writes) return prepared;
+  refused.status = engine_.RefusedByGalera(true, prepared.index);
+  return refused.status.ok() ? prepared : refused;
 }
 
 // If the storage engine rolls a group's transaction back (a deadlock), nothing of

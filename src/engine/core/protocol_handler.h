@@ -68,7 +68,8 @@ class ProtocolHandler {
   virtual void BeginBatch(size_t count) {}
   // Pass 1, in item order, before any row is touched: binds and resolves what item
   // `i` touches, or decides its answer. The core has applied login gating and the
-  // server state's refusals already.
+  // server state's refusals already; after, it refuses a write to a table a Galera
+  // node may not write (one without a primary key).
   virtual Prepared Prepare(const BatchItem& item, size_t i) = 0;
   // Writes the answer of item `i` (run inside the group's transaction when it was
   // not answered in pass 1) to item.out. True if it met a row lock another

@@ -117,7 +117,6 @@ Prepared HandlerSocketHandler::PrepareRows(const BatchItem& item) {
   OpenIndex* oi = bound.value;
   WireStatus s = engine_->tables().Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
-  if (s.ok()) s = engine_->RefusedByGalera(r.IsWrite(), oi);
   if (s.ok()) s = CheckRequest(item.request, oi);
   if (s.ok() && session->account_logins) s = CheckGrants(session, binding, oi, r);
   if (!s.ok()) {

@@ -158,8 +158,6 @@ Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
     p.status = insert.error;
     return p;
   }
-  p.status = engine_->RefusedByGalera(r.IsWrite(), lookup.value);
-  if (!p.status.ok()) return p;
   if (session->account_logins) {
     p.status = CheckContainerGrants(session, binding, lookup.value, insert.value, mc);
     if (!p.status.ok()) return p;
