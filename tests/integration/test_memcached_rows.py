@@ -2,7 +2,8 @@
 of the container's key column names no item (a miss; a write of it is refused), a
 command changes only the columns it is about (append the last value column, prepend
 the first, incr the one, touch the expiry), system-versioned tables keep history as
-SQL's writes do, and concurrent writers of distinct keys never see a deadlock.
+SQL's writes do, concurrent writers of distinct keys never see a deadlock, and a
+batch of single-key writes takes its row locks in key order.
 Each behaviour is cross-checked with what SQL does on the same table in strict mode.
 """
 
