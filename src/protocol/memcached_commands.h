@@ -26,6 +26,7 @@ struct McCommandInfo {
   bool before_login;       // allowed before an account login
   bool logs_in;            // the account login itself (SASL)
   McCountsAs counts_as;
+  bool retrieves;          // answers the items it reads (get, gat, mg, me, ...)
 };
 
 constexpr size_t kMcCommands = static_cast<size_t>(McCommand::kInvalid) + 1;

@@ -3,10 +3,11 @@
 // of parsed requests to an Executor and sends what the Executor wrote.
 //
 // Threading: each worker thread creates its own Executor through the
-// ExecutorFactory on that thread, uses it only there, and destroys it there. An
-// IndexBindings belongs to a connection, which any worker of its listener may serve:
-// it is used by one executor at a time, and may be destroyed on any worker's thread
-// (the last worker of a stopping listener destroys those left, before its Executor).
+// ExecutorFactory on that thread, uses it only there, and destroys it there. A
+// ConnectionSession belongs to a connection, which any worker of its listener may
+// serve: it is used by one executor at a time, and may be destroyed on any
+// worker's thread (the last worker of a stopping listener destroys those left,
+// before its Executor).
 #pragma once
 
 #include <atomic>
@@ -23,11 +24,13 @@
 
 namespace rowsocket {
 
-// What the executor keeps of a connection: the index ids its `P` requests bound
-// (opaque to the server) and, on a listener with account logins, who logged in.
-class IndexBindings {
+// A connection's session with the engine: what the executor keeps of it (the index
+// ids its `P` requests bound, its protocol's state: opaque to the server) and what
+// both sides read — its peer, its refused logins and, on a listener with account
+// logins, who logged in.
+class ConnectionSession {
  public:
-  virtual ~IndexBindings() = default;
+  virtual ~ConnectionSession() = default;
   // Index ids bound on this connection; written by the worker, read by
   // information_schema.ROWSOCKET_CONNECTIONS from any thread.
   Counter open_indexes;
@@ -65,9 +68,9 @@ class IndexBindings {
 
 // One request of a batch, and where its answer goes.
 struct BatchItem {
-  IndexBindings* bindings;  // the connection's
-  Request* request;         // parsed request (kInvalid carries its error)
-  std::string* out;         // the connection's output buffer; append the answer
+  ConnectionSession* session;  // the connection's
+  Request* request;            // parsed request (kInvalid carries its error)
+  std::string* out;            // the connection's output buffer; append the answer
   // Backpressure: once `out` holds `out_limit` bytes or more (its client has not
   // read rowsocket_max_output_buffer of answers), the executor leaves this item and
   // every later item of the same connection unanswered and sets `deferred`; the
@@ -101,7 +104,7 @@ class Executor {
  public:
   virtual ~Executor() = default;
 
-  virtual std::unique_ptr<IndexBindings> NewIndexBindings() = 0;
+  virtual std::unique_ptr<ConnectionSession> NewSession() = 0;
 
   // Executes items[0..count) and appends exactly one answer per item to its
   // `out`, in item order, except for deferred items (see BatchItem::out_limit), which

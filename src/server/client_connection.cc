@@ -213,13 +213,13 @@ size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfin
     if (len > 0 && begin[len - 1] == '\r') --len;
     if (requests_.size() <= count) requests_.emplace_back();
     Request* r = &requests_[count++];
-    const uint32_t failed_logins = bindings_->failed_logins;
+    const uint32_t failed_logins = session_->failed_logins;
     ParseOne(begin, len, r);
-    if (bindings_->failed_logins != failed_logins) {
+    if (session_->failed_logins != failed_logins) {
       read_more_ = true;  // a wrong secret ends the turn's lines, as a login does below
       break;
     }
-    if (r->type == RequestType::kAuth && bindings_->account_logins && r->auth_type != "2") {
+    if (r->type == RequestType::kAuth && session_->account_logins && r->auth_type != "2") {
       // Whether the requests after an account login (A 3, A 4) may run depends on
       // how the executor answers it: they are parsed next turn.
       read_more_ = true;
@@ -238,7 +238,7 @@ size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfin
 // An unfinished command of `max_unfinished` bytes or more (the listener's input is
 // over its budget) closes the connection, as an unfinished HandlerSocket line does.
 size_t ClientConnection::ParseMemcached(uint32_t max_value_size, uint32_t max_unfinished) {
-  bindings_->tls = tls();
+  session_->tls = tls();
   McLimits limits;
   limits.max_value_size = max_value_size;
   limits.max_retrieval_line = max_value_size;
@@ -291,7 +291,7 @@ size_t ClientConnection::ParseMemcached(uint32_t max_value_size, uint32_t max_un
       End();  // closes once the answers before it (and its own, if any) are out
       break;
     }
-    if (McCommandProperties(mc->command).logs_in && bindings_->account_logins) {
+    if (McCommandProperties(mc->command).logs_in && session_->account_logins) {
       // As after `A 3`: what follows a login is parsed next turn, once its answer
       // (and a refusal's delay, login_policy.h) is known.
       read_more_ = true;
@@ -325,7 +325,7 @@ void ClientConnection::CheckAdmitted() {
   bool admitted = true;
   switch (listener_->auth()) {
     case AuthMode::kAccount:
-      admitted = bindings_->logged_in();
+      admitted = session_->logged_in();
       break;
     case AuthMode::kSecret:
       admitted = listener_->secret().empty() || authenticated_.load(std::memory_order_relaxed);
@@ -343,11 +343,11 @@ void ClientConnection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->listener = listener_->name();
   info->peer = peer_;
   info->authenticated = listener_->auth() == AuthMode::kAccount
-                            ? bindings_->logged_in()
+                            ? session_->logged_in()
                             : authenticated_.load(std::memory_order_relaxed);
-  info->account = bindings_->account();
+  info->account = session_->account();
   info->tls = tls_version_.load(std::memory_order_relaxed);
-  info->open_indexes = static_cast<uint32_t>(bindings_->open_indexes.Get());
+  info->open_indexes = static_cast<uint32_t>(session_->open_indexes.Get());
   info->requests = requests_total_.Get();
   info->bytes_received = bytes_received_.Get();
   info->bytes_sent = bytes_sent_.Get();
@@ -385,7 +385,7 @@ void ClientConnection::ParseOne(char* line, size_t size, Request* r) {
       MakeError(r, ErrorStatus(WireError::kUnauth));
       // A wrong secret is a refused login (login_policy.h); on a listener without
       // one, `A 1` is a no-op the original's clients send, not a guess.
-      if (!secret.empty()) ++bindings_->failed_logins;
+      if (!secret.empty()) ++session_->failed_logins;
     } else {
       authenticated_ = true;
     }
@@ -404,10 +404,10 @@ void ClientConnection::ParseForAccount(Request* r) {
   if (r->type == RequestType::kAuth) {
     const std::string_view type = r->auth_type;
     if (type != "2" && type != "3" && type != "4") MakeError(r, ErrorStatus(WireError::kAuthType));
-    bindings_->tls = tls();
+    session_->tls = tls();
     return;
   }
-  if (!bindings_->logged_in()) {
+  if (!session_->logged_in()) {
     MakeError(r, ErrorStatus(WireError::kUnauth));
     return;
   }

@@ -48,9 +48,9 @@ class Listener;
 class ClientConnection {
  public:
   ClientConnection(int fd, uint64_t id, std::string peer, Listener* listener,
-             std::unique_ptr<IndexBindings> bindings, WorkerStats* stats, uint64_t now_ms)
+             std::unique_ptr<ConnectionSession> session, WorkerStats* stats, uint64_t now_ms)
       : fd_(fd), id_(id), peer_(std::move(peer)), connected_ms_(now_ms), listener_(listener),
-        bindings_(std::move(bindings)), stats_(stats) {
+        session_(std::move(session)), stats_(stats) {
     last_active_ms_.store(now_ms, std::memory_order_relaxed);
     CheckAdmitted();
   }
@@ -97,7 +97,7 @@ class ClientConnection {
   }
 
   int fd() const { return fd_; }
-  IndexBindings* bindings() const { return bindings_.get(); }
+  ConnectionSession* session() const { return session_.get(); }
   // The client speaks TLS (its requests arrive only once the handshake is done).
   bool tls() const { return transport_ == Transport::kTls; }
   // The client's first byte said plain text.
@@ -269,7 +269,7 @@ class ClientConnection {
   const std::string peer_;
   const uint64_t connected_ms_;
   Listener* listener_;
-  std::unique_ptr<IndexBindings> bindings_;
+  std::unique_ptr<ConnectionSession> session_;
   WorkerStats* stats_;
   std::string in_;                 // received bytes; [0, consumed_) already parsed
   size_t consumed_ = 0;

@@ -1,7 +1,7 @@
 // LoginPolicy: what the server layer does to a connection while it is not admitted
 // yet, for every listener alike (HandlerSocket's read and write ports, memcached,
 // any protocol to come): the engine decides whether a login succeeds (the account's
-// rules, engine/accounts.h) and counts each refusal in IndexBindings::failed_logins;
+// rules, engine/accounts.h) and counts each refusal in ConnectionSession::failed_logins;
 // the worker, which owns the connection's answers, applies what follows here.
 //
 //  - A refused login's answer leaves only after a delay that doubles with every

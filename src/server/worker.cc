@@ -217,7 +217,7 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
   const uint64_t committed_us = hold ? NowUs() : 0;
   for (const TurnEntry& t : turn_) {
     ClientConnection* c = t.connection;
-    if (c->bindings()->failed_logins != t.failed_logins) AfterRefusedLogin(c, NowMs());
+    if (c->session()->failed_logins != t.failed_logins) AfterRefusedLogin(c, NowMs());
     c->CheckAdmitted();
     size_t answered = 0;
     while (answered < t.items && !batch_[t.first_item + answered].deferred) ++answered;
@@ -247,7 +247,7 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
 // one read at most while the listener's input is over budget.
 void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_unsent,
                           uint64_t now_ms) {
-  const uint32_t failed_logins = c->bindings()->failed_logins;  // parsing may refuse one
+  const uint32_t failed_logins = c->session()->failed_logins;  // parsing may refuse one
   if (!c->has_unanswered()) {
     if (!loop_->Read(c)) return Close(c);
     c->CheckAdmitted();
@@ -265,7 +265,7 @@ void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_uns
   turn_.push_back({c, batch_.size(), c->parsed() - first, failed_logins});
   const size_t out_limit = c->OutputLimit(max_unsent);
   for (size_t k = first; k < c->parsed(); ++k)
-    batch_.push_back({c->bindings(), c->request(k), c->output(), out_limit, false});
+    batch_.push_back({c->session(), c->request(k), c->output(), out_limit, false});
 }
 
 // After a connection's turn, or once its socket may take more: writes what may
@@ -364,7 +364,7 @@ void Worker::ReleaseDelayed(uint64_t now_ms) {
 // after a few the connection closes (login_policy.h). Its further requests are not
 // read meanwhile: a login is the last request of its turn (ParseLines).
 void Worker::AfterRefusedLogin(ClientConnection* c, uint64_t now_ms) {
-  const uint32_t failures = c->bindings()->failed_logins;
+  const uint32_t failures = c->session()->failed_logins;
   stats_.logins_delayed.Add();
   c->DelayOutput(now_ms + LoginDelayMs(failures));
   if (LoginFailuresEnd(failures) && c->End()) stats_.connections_login_closed.Add();
@@ -404,13 +404,13 @@ void Worker::AddConnection(int fd, const sockaddr_storage& peer, Executor* execu
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
   if (config_.sndbuf > 0) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &config_.sndbuf, sizeof(int));
   if (config_.rcvbuf > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &config_.rcvbuf, sizeof(int));
-  std::unique_ptr<IndexBindings> bindings = executor->NewIndexBindings();
-  bindings->peer_address = PeerAddress(peer);
-  bindings->account_logins = listener_->auth() == AuthMode::kAccount;
-  std::string name = PeerName(peer, bindings->peer_address);
+  std::unique_ptr<ConnectionSession> session = executor->NewSession();
+  session->peer_address = PeerAddress(peer);
+  session->account_logins = listener_->auth() == AuthMode::kAccount;
+  std::string name = PeerName(peer, session->peer_address);
   auto owned =
       std::make_unique<ClientConnection>(fd, g_next_connection_id.fetch_add(1), std::move(name),
-                                         listener_, std::move(bindings), &stats_, NowMs());
+                                         listener_, std::move(session), &stats_, NowMs());
   owned->ServedBy(&stats_, info_.index);
   stats_.connections_total.Add();
   owned->SetHome(loop_->home());

@@ -14,7 +14,7 @@
 // (CheckAccount), with max_password_errors counted over rowsocket's own logins. What
 // follows a refusal (a delay, a close) and the login timeout are the server layer's
 // (server/login_policy.h), which the executor tells through
-// IndexBindings::failed_logins.
+// ConnectionSession::failed_logins.
 //
 // Once logged in, the connection's requests carry the account's security context,
 // and the server's own privilege checks decide (check_access, check_grant,

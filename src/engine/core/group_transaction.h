@@ -38,7 +38,7 @@ class GroupTransaction {
   // the group has no table); false when a lock could not be had, or on a Galera
   // node the group's wsrep transaction could not start (nothing to undo; refusal()
   // says which). On a write worker, a group without writes whose reads need no row
-  // locks (`locking_reads` false: memcached's gets) runs as a read worker's
+  // locks (`locking_reads` false: a key-value get) runs as a read worker's
   // statement does: consistent reads that neither wait for nor take row locks.
   // Without `wait`, writes do not wait for the backup protection either.
   bool Lock(bool writes, bool locking_reads = true, bool wait = true);

@@ -20,13 +20,13 @@
 //
 // Where a request meets the lock decides what is undone: a row lock inside a group
 // undoes that request only (InnoDB rolls back the failed row operation, and a
-// request undoes the rows it had changed: row_requests.h; a memcached command
+// request undoes the rows it had changed: row_requests.h; a key-value command
 // changes at most one row, last); a group run in lock order is rolled back whole
 // and runs again without the connection (its requests ran out of request order).
 // A group whose tables cannot be locked runs per connection, and the connections
-// whose tables are free go on. On a write worker, memcached connections that only
-// read run as a read group of their own: consistent reads, which wait for no row
-// lock, as SQL's plain SELECT.
+// whose tables are free go on. On a write worker, connections whose requests only
+// read a snapshot (ItemTraits::locking_read false) run as a read group of their
+// own: consistent reads, which wait for no row lock, as SQL's plain SELECT.
 //
 // Runs on the worker's thread, inside Execute.
 #include "engine/core/executor.h"
@@ -41,12 +41,12 @@ namespace {
 constexpr uint32_t kFirstRetryMs = 1;
 constexpr uint32_t kMaxRetryMs = 16;
 
-EngineIndexBindings* BindingsOf(const BatchItem& item) {
-  return static_cast<EngineIndexBindings*>(item.bindings);
+EngineSession* SessionOf(const BatchItem& item) {
+  return static_cast<EngineSession*>(item.session);
 }
 
 bool FirstOfConnection(const BatchItem* items, size_t i) {
-  return i == 0 || items[i - 1].bindings != items[i].bindings;
+  return i == 0 || items[i - 1].session != items[i].session;
 }
 
 // What the group refused with a lock waits for: SQL's writes wait lock_wait_timeout
@@ -63,16 +63,16 @@ void EngineExecutor::ApplyNoWait(uint64_t now_ms, bool before_batch) {
   if (no_wait_applied_) return;
   if (!before_batch && now_ms - last_lock_wait_attempt_ms_ < 1000) return;
   last_lock_wait_attempt_ms_ = now_ms;
-  thread_.thd()->variables.lock_wait_timeout = 0;
-  no_wait_applied_ = thread_.SetSessionVariable("innodb_lock_wait_timeout", 0);
+  engine_.thd()->variables.lock_wait_timeout = 0;
+  no_wait_applied_ = engine_.thread().SetSessionVariable("innodb_lock_wait_timeout", 0);
 }
 
 uint64_t EngineExecutor::RowLockLimitMs() const {
-  return uint64_t{options_.tunables->lock_wait_timeout.load(std::memory_order_relaxed)} * 1000;
+  return uint64_t{engine_.options().tunables->lock_wait_timeout.load(std::memory_order_relaxed)} * 1000;
 }
 
 // Who runs with whom. Connections whose first request waits for a lock run each
-// alone; on a write worker, memcached connections that only read run as one read
+// alone; on a write worker, connections that only read a snapshot run as one read
 // group; then everything else as one group.
 void EngineExecutor::RunBatch(BatchItem* items, size_t count) {
   enum : char { kAlone, kReads, kShared };
@@ -81,17 +81,17 @@ void EngineExecutor::RunBatch(BatchItem* items, size_t count) {
   bool any[3] = {false, false, false};
   for (size_t first = 0; first < count;) {
     size_t last = first + 1;
-    while (last < count && items[last].bindings == items[first].bindings) ++last;
+    while (last < count && items[last].session == items[first].session) ++last;
     char k = kShared;
-    if (BindingsOf(items[first])->lock_wait_since_ms != 0) {
+    if (SessionOf(items[first])->lock_wait_since_ms != 0) {
       k = kAlone;
-    } else if (!info_.read_only) {
+    } else if (!engine_.info().read_only) {
       bool reads = false, only_reads = true;
       for (size_t i = first; i < last; ++i) {
-        if (parked_[i] || steps_[i].index == nullptr) continue;
-        const Request& r = *items[i].request;
+        if (parked_[i] || steps_[i].prepared.index == nullptr) continue;
+        const ItemTraits& t = steps_[i].traits;
         reads = true;
-        only_reads = only_reads && r.type == RequestType::kMemcached && !r.IsWrite();
+        only_reads = only_reads && !t.locking_read && !t.writes;
       }
       if (reads && only_reads) k = kReads;
     }
@@ -118,23 +118,23 @@ void EngineExecutor::RunLocked(BatchItem* items, size_t begin, size_t end) {
   while (first < end && !Member(first)) ++first;
   if (first == end) return;
   for (size_t i = first + 1; i < end; ++i) {
-    if (Member(i) && items[i].bindings != items[first].bindings)
+    if (Member(i) && items[i].session != items[first].session)
       return RunEachConnection(items, begin, end);
   }
-  const uint64_t limit = group_.refusal() == GroupTransaction::Refusal::kBackup
+  const uint64_t limit = engine_.group().refusal() == GroupTransaction::Refusal::kBackup
                              ? BackupLockLimitMs()
                              : RowLockLimitMs();
   if (MayWait(items, first, limit)) return Park(items, first);
-  BindingsOf(items[first])->lock_timed_out_batch = batch_number_;
+  SessionOf(items[first])->lock_timed_out_batch = batch_number_;
   for (size_t i = first; i < end; ++i) {
     if (!Member(i)) continue;
     marks_[i] = items[i].out->size();
     items[i].deferred = items[i].out->size() >= items[i].out_limit;
     if (items[i].deferred) continue;
-    if (steps_[i].index == nullptr) {
-      Answer(items[i], steps_[i]);
+    if (steps_[i].prepared.index == nullptr) {
+      Answer(items[i], i);
     } else {
-      AnswerError(items[i], ErrorStatus(WireError::kLockTables));
+      AnswerFailure(items[i], i, ErrorStatus(WireError::kLockTables));
     }
   }
 }
@@ -145,18 +145,18 @@ void EngineExecutor::RunLocked(BatchItem* items, size_t begin, size_t end) {
 // connection waits once per batch: once one of its requests has answered the lock
 // error, its later ones in the batch answer it at once.
 bool EngineExecutor::MayWait(const BatchItem* items, size_t i, uint64_t limit_ms) const {
-  const EngineIndexBindings* b = BindingsOf(items[i]);
+  const EngineSession* b = SessionOf(items[i]);
   if (b->lock_timed_out_batch == batch_number_) return false;
   if (!FirstOfConnection(items, i) || b->lock_wait_since_ms == 0) return limit_ms > 0;
-  return batch_start_ms_ - b->lock_wait_since_ms < limit_ms;
+  return engine_.batch_start_ms() - b->lock_wait_since_ms < limit_ms;
 }
 
 // Sets item i (which met a lock) and the rest of its connection aside; they are
 // offered again after the retry delay. (Its answer, if written, was truncated.)
 void EngineExecutor::Park(BatchItem* items, size_t i) {
-  EngineIndexBindings* b = BindingsOf(items[i]);
+  EngineSession* b = SessionOf(items[i]);
   if (!FirstOfConnection(items, i) || b->lock_wait_since_ms == 0) {
-    b->lock_wait_since_ms = batch_start_ms_;
+    b->lock_wait_since_ms = engine_.batch_start_ms();
     b->lock_wait_tries = 0;
     stats_->lock_waits.Add();
   }
@@ -167,18 +167,10 @@ void EngineExecutor::Park(BatchItem* items, size_t i) {
 
 // Item i and the later items of its connection are not run in this batch.
 void EngineExecutor::Hold(BatchItem* items, size_t i) {
-  for (size_t j = i; j < batch_count_ && items[j].bindings == items[i].bindings; ++j) {
+  for (size_t j = i; j < batch_count_ && items[j].session == items[i].session; ++j) {
     parked_[j] = 1;
     items[j].deferred = true;
   }
-}
-
-// A request pass 1 answers that changes what the connection's later requests mean:
-// a `P` that binds an id again, a login.
-bool EngineExecutor::SetsUpConnection(const BatchItem& item) const {
-  const Request& r = *item.request;
-  if (r.type == RequestType::kAuth) return true;
-  return r.type == RequestType::kOpenIndex && BindingsOf(item)->Find(r.index_id) != nullptr;
 }
 
 // A connection whose first request of the batch was answered waits for nothing,
@@ -187,9 +179,9 @@ void EngineExecutor::EndLockWaits(BatchItem* items, size_t count) {
   for (size_t first = 0; first < count;) {
     size_t last = first;
     bool waits = false;
-    for (; last < count && items[last].bindings == items[first].bindings; ++last)
+    for (; last < count && items[last].session == items[first].session; ++last)
       waits = waits || items[last].retry_ms != 0;
-    EngineIndexBindings* b = BindingsOf(items[first]);
+    EngineSession* b = SessionOf(items[first]);
     if (!items[first].deferred && !waits) {
       b->lock_wait_since_ms = 0;
       b->lock_wait_tries = 0;
@@ -199,10 +191,10 @@ void EngineExecutor::EndLockWaits(BatchItem* items, size_t count) {
 }
 
 // A request that met a row lock answers its lock wait timeout.
-void EngineExecutor::CountLockTimeout(const BatchItem& item) {
-  BindingsOf(item)->lock_timed_out_batch = batch_number_;
+void EngineExecutor::CountLockTimeout(const BatchItem& item, size_t i) {
+  SessionOf(item)->lock_timed_out_batch = batch_number_;
   stats_->lock_wait_timeouts.Add();
-  if (item.request->type != RequestType::kMemcached) stats_->errors_storage.Add();
+  steps_[i].handler->CountLockTimeout(item);
 }
 
 }  // namespace rowsocket

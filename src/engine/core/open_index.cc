@@ -2,7 +2,6 @@
 // Runs on a worker thread.
 #include "engine/core/open_index.h"
 
-#include "engine/memcached/key_value.h"
 #include "protocol/name_list.h"
 #include "protocol/wire_errors.h"
 
@@ -137,7 +136,7 @@ WireStatus OpenIndex::ResolveNames() {
   return WireStatus::OK();
 }
 
-void EngineIndexBindings::Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
+void EngineSession::Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
                          std::vector<std::unique_ptr<OpenIndex>>* retired) {
   if (id >= bindings_.size()) bindings_.resize(id + 1);
   std::swap(bindings_[id], binding);
@@ -250,6 +249,6 @@ bool ChangesUniqueKey(const Request& r, OpenIndex* oi) {
   return false;
 }
 
-EngineIndexBindings::~EngineIndexBindings() = default;
+EngineSession::~EngineSession() = default;
 
 }  // namespace rowsocket

@@ -1,7 +1,7 @@
 // OpenIndex: what a `P` request binds to an index id on one connection, opened by
 // one executor: a table of that executor's cache, one of its indexes, the columns
 // answers carry (and inserts and updates write), and the columns filters may test.
-// EngineIndexBindings holds a connection's bindings by id; a connection is served by
+// EngineSession holds a connection's bindings by id; a connection is served by
 // whichever worker of its listener is free, and each executor opens a binding the
 // first time it serves that connection.
 //
@@ -13,7 +13,6 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/admin/accounts.h"
@@ -116,11 +115,17 @@ struct IndexBinding {
   IndexGrants grants;  // what the connection's account may do through it
 };
 
-// A connection's bindings. Used by one executor at a time (the one serving the
-// connection's turn).
-struct ContainerBinding;  // key_value.h
+// What a protocol keeps of a connection besides its index ids (a key-value
+// protocol's container bindings): its handler's to make and read.
+class ProtocolState {
+ public:
+  virtual ~ProtocolState() = default;
+};
 
-class EngineIndexBindings : public IndexBindings {
+// A connection's engine session: its index bindings by id, its login, its lock
+// waits, its protocol's state. Used by one executor at a time (the one serving the
+// connection's turn).
+class EngineSession : public ConnectionSession {
  public:
   IndexBinding* Find(uint32_t id) {
     return id < bindings_.size() ? bindings_[id].get() : nullptr;
@@ -130,7 +135,7 @@ class EngineIndexBindings : public IndexBindings {
   void Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
             std::vector<std::unique_ptr<OpenIndex>>* retired);
 
-  ~EngineIndexBindings() override;
+  ~EngineSession() override;
 
   AccountLogin login;  // rowsocket_auth=account
   // The connection's first unanswered request met a lock and waits apart
@@ -139,8 +144,8 @@ class EngineIndexBindings : public IndexBindings {
   uint64_t lock_wait_since_ms = 0;
   uint32_t lock_wait_tries = 0;
   uint64_t lock_timed_out_batch = 0;  // the executor's batch in which one answered it
-  // The memcached listener: each container's two indexes, by name (see key_value.h).
-  std::unordered_map<std::string, std::unique_ptr<ContainerBinding>> containers;
+  // The state the connection's protocol keeps of it (null until its handler makes it).
+  std::unique_ptr<ProtocolState> protocol_state;
 
  private:
   std::vector<std::unique_ptr<IndexBinding>> bindings_;

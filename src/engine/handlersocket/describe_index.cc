@@ -28,30 +28,30 @@ std::string PrivilegeWords(privilege_t privileges) {
 
 // The account's privileges by field: without account logins the listener's
 // clients may do anything with every column (the worker's own privileges).
-bool Privileges(Accounts* accounts, EngineIndexBindings* bindings, TABLE* table,
+bool Privileges(Accounts* accounts, EngineSession* session, TABLE* table,
                 std::vector<privilege_t>* privileges) {
-  if (!bindings->account_logins) {
+  if (!session->account_logins) {
     privileges->assign(table->s->fields, COL_ACLS);
     return true;
   }
-  return accounts->ColumnPrivileges(&bindings->login, table, privileges);
+  return accounts->ColumnPrivileges(&session->login, table, privileges);
 }
 
 }  // namespace
 
 WireStatus PrepareDescribe(const Request& r, TableCache* tables, Accounts* accounts,
-                           EngineIndexBindings* bindings, uint64_t now_ms,
+                           EngineSession* session, uint64_t now_ms,
                            DescribeTarget* target) {
   const Opened<TableEntry> table = tables->Get(r.db, r.table);
   if (!table.ok()) return table.error;
   tables->MarkUsed(table.value);
-  if (bindings->account_logins) {
-    if (!accounts->Refresh(&bindings->login, now_ms, kAccountMaxAgeMs)) {
-      bindings->SetAccount("");
+  if (session->account_logins) {
+    if (!accounts->Refresh(&session->login, now_ms, kAccountMaxAgeMs)) {
+      session->SetAccount("");
       return ErrorStatus(WireError::kUnauth);
     }
     std::vector<privilege_t> privileges;
-    if (!Privileges(accounts, bindings, table.value->table, &privileges))
+    if (!Privileges(accounts, session, table.value->table, &privileges))
       return ErrorStatus(WireError::kDenied);
   }
   // The index as `P` finds it by name (PRIMARY, empty, a name, a position).
@@ -64,7 +64,7 @@ WireStatus PrepareDescribe(const Request& r, TableCache* tables, Accounts* accou
 }
 
 void AnswerDescribe(const DescribeTarget& target, Accounts* accounts,
-                    EngineIndexBindings* bindings, std::string* out) {
+                    EngineSession* session, std::string* out) {
   TABLE* table = target.table->table;
   std::vector<privilege_t> privileges;
   ResponseWriter w(out);
@@ -72,7 +72,7 @@ void AnswerDescribe(const DescribeTarget& target, Accounts* accounts,
     w.Error(ErrorStatus(WireError::kOpenTable));
     return;
   }
-  if (!Privileges(accounts, bindings, table, &privileges)) {
+  if (!Privileges(accounts, session, table, &privileges)) {
     // The grants changed between the passes (a REVOKE seen by a rebuilt login).
     w.Error(ErrorStatus(WireError::kDenied));
     return;

@@ -6,7 +6,7 @@
 //
 // It obeys what `P` obeys: the connection's login (the server layer refuses it
 // before one, like every request but `A`), the system schemas' refusal (the
-// executor's), the table's metadata lock (an open that meets one may wait apart),
+// handler's), the table's metadata lock (an open that meets one may wait apart),
 // and under rowsocket_auth=account the server's grants as SHOW COLUMNS applies them:
 // a table the account has no privilege on answers `denied`, and only the columns it
 // has some privilege on are listed. Runs on its worker's thread: the checks in a
@@ -38,13 +38,13 @@ struct DescribeTarget {
 // names), `idxnum`, `idxtype`, `unauth` (the account has been dropped). `now_ms`:
 // the batch's start, for the age of the account's privileges.
 WireStatus PrepareDescribe(const Request& r, TableCache* tables, Accounts* accounts,
-                           EngineIndexBindings* bindings, uint64_t now_ms,
+                           EngineSession* session, uint64_t now_ms,
                            DescribeTarget* target);
 
 // Pass 2: appends the answer to `out`, one row of kDescribeFields values per column
 // shown. Answered when the connection's output has room, as every answer is; one
 // answer is at most about a megabyte (4096 columns of 64-character names).
 void AnswerDescribe(const DescribeTarget& target, Accounts* accounts,
-                    EngineIndexBindings* bindings, std::string* out);
+                    EngineSession* session, std::string* out);
 
 }  // namespace rowsocket

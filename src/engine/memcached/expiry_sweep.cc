@@ -1,4 +1,4 @@
-// The sweep of expired memcached items: EngineExecutor's part (see executor.h). The
+// The sweep of expired items: MemcachedHandler's part (memcached_handler.h). The
 // memcached listener's first worker, between its turns, examines a few rows of each
 // container with an expiry column every 100 ms (rowsocket_memcached_sweep_rate rows
 // a second in each) and deletes the expired ones, in a write transaction of the same
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/core/executor.h"
+#include "engine/memcached/memcached_handler.h"
 #include "rpl_mi.h"
 #include "util/log.h"
 
@@ -29,22 +29,22 @@ bool SweepsHere() { return !opt_readonly && !WSREP_ON && any_slave_sql_running(f
 
 }  // namespace
 
-void EngineExecutor::SweepExpiredItems(uint64_t now_ms) {
-  const uint32_t rate = options_.tunables->memcached_sweep_rate.load(std::memory_order_relaxed);
+void MemcachedHandler::SweepExpiredItems(uint64_t now_ms) {
+  const uint32_t rate = engine_->options().tunables->memcached_sweep_rate.load(std::memory_order_relaxed);
   if (rate == 0 || now_ms - last_expiry_sweep_ms_ < kSweepEveryMs) return;
   last_expiry_sweep_ms_ = now_ms;
   if (!SweepsHere()) return;
   uint64_t budget = std::max<uint32_t>(1, rate / (1000 / kSweepEveryMs));
   // A step is one find, held to rowsocket_max_rows_examined (its key counts as one).
-  const uint64_t max_examined = options_.tunables->max_rows_examined.load(std::memory_order_relaxed);
+  const uint64_t max_examined = engine_->options().tunables->max_rows_examined.load(std::memory_order_relaxed);
   if (max_examined != 0) budget = std::min(budget, max_examined - 1);
   if (budget == 0) return;
   // Nothing waits for the sweep (the worker's THD waits for no lock: ApplyNoWait):
   // a row another transaction holds is left for a later pass, and so is a table
   // under LOCK TABLES, FLUSH TABLES WITH READ LOCK or a backup.
-  batch_start_ms_ = now_ms;  // the container mapping's age counts from it
-  thread_.BeginBatch(SQLCOM_INSERT);
-  tables_.BeginBatch(batch_start_ms_);
+  engine_->set_batch_start_ms(now_ms);  // the container mapping's age counts from it
+  engine_->thread().BeginBatch(SQLCOM_INSERT);
+  engine_->tables().BeginBatch(now_ms);
   // Each container once, under the name its row stores (ContainerNamed).
   std::vector<std::string> names;
   const KvContainer* by_default = ContainerNamed("default");
@@ -52,92 +52,98 @@ void EngineExecutor::SweepExpiredItems(uint64_t now_ms) {
   for (const auto& [name, cached] : container_mapping_)
     if (by_default == nullptr || name != by_default->name) names.push_back(name);
   for (const std::string& name : names) SweepContainer(name, static_cast<uint32_t>(budget));
-  retired_.clear();
-  thread_.EndBatch();
+  engine_->FreeRetired();
+  engine_->thread().EndBatch();
 }
 
 // One step of the sweep over container `name`: a read of at most `budget` rows, then
 // a write transaction for the expired ones among them.
-void EngineExecutor::SweepContainer(const std::string& name, uint32_t budget) {
+void MemcachedHandler::SweepContainer(const std::string& name, uint32_t budget) {
   const KvContainer* container = ContainerNamed(name);
   if (container == nullptr || container->name != name) {
     // No longer a container (or renamed): its sweep state goes.
     auto gone = swept_.find(name);
     if (gone != swept_.end()) {
       for (IndexBinding* b : {gone->second.binding.lookup.get(), gone->second.sweep.get()})
-        if (b != nullptr)
-          for (auto& opened : b->opened)
-            if (opened) retired_.push_back(std::move(opened));
+        engine_->Retire(b);
       swept_.erase(gone);
     }
     return;
   }
-  if (container->expires_column.empty() || !SchemaAllowed(container->db)) return;
+  if (container->expires_column.empty() || !engine_->SchemaAllowed(container->db)) return;
   SweptContainer& swept = swept_[name];
-  if (!swept.binding.lookup || !(swept.binding.container == *container)) {
-    if (!BindContainer(&swept.binding, *container).ok()) return;
-    if (swept.sweep)
-      for (auto& opened : swept.sweep->opened)
-        if (opened) retired_.push_back(std::move(opened));
-    swept.sweep = std::make_unique<IndexBinding>();
-    swept.sweep->db = container->db;
-    swept.sweep->table = container->table;
-    swept.sweep->index = swept.binding.lookup->index;
-    swept.sweep->columns = container->key_column + "," + container->expires_column;
-    swept.cursor.clear();
-  }
-  const Opened<OpenIndex> lookup = OpenContainerIndex(swept.binding.lookup.get());
-  const Opened<OpenIndex> sweep = lookup.ok() ? OpenContainerIndex(swept.sweep.get()) : lookup;
+  bool rebound = false;
+  if (!BindScan(&swept.binding, &swept.sweep, *container,
+                container->key_column + "," + container->expires_column, &rebound))
+    return;
+  if (rebound) swept.cursor.clear();
+  GroupTransaction& group = engine_->group();
+  const Opened<OpenIndex> lookup = engine_->OpenResolved(swept.binding.lookup.get());
+  const Opened<OpenIndex> sweep = lookup.ok() ? engine_->OpenResolved(swept.sweep.get()) : lookup;
   if (sweep.ok()) {
     // The rows are examined as a get reads them (no row locks), the expired ones
     // deleted in a transaction of their own.
-    group_.Clear();
-    group_.Add(sweep.value->entry());
-    if (group_.Lock(false, /*locking_reads=*/false, /*wait=*/false))
+    group.Clear();
+    group.Add(sweep.value->entry());
+    if (group.Lock(false, /*locking_reads=*/false, /*wait=*/false))
       kv_.FindExpired(sweep.value, budget, &swept.cursor);
-    group_.End();
+    group.End();
     if (kv_.FoundExpired()) {
-      group_.Clear();
-      group_.Add(lookup.value->entry());
+      group.Clear();
+      group.Add(lookup.value->entry());
       uint64_t deleted = 0;
-      if (group_.Lock(true, true, /*wait=*/false)) deleted = kv_.DeleteExpired(lookup.value);
-      if (group_.End() == GroupTransaction::Outcome::kCommitted)
-        stats_->memcached_items_expired.Add(deleted);
+      if (group.Lock(true, true, /*wait=*/false)) deleted = kv_.DeleteExpired(lookup.value);
+      if (group.End() == GroupTransaction::Outcome::kCommitted)
+        engine_->stats()->memcached_items_expired.Add(deleted);
     }
   }
+}
+
+// The container's binding, made again (with `scan` beside it: the key index with
+// `columns`) when the container's mapping changed; false if it cannot be bound.
+bool MemcachedHandler::BindScan(ContainerBinding* binding, std::unique_ptr<IndexBinding>* scan,
+                                const KvContainer& container, const std::string& columns,
+                                bool* rebound) {
+  if (binding->lookup && binding->container == container) return true;
+  if (!BindContainer(binding, container).ok()) return false;
+  engine_->Retire(scan->get());
+  *scan = std::make_unique<IndexBinding>();
+  (*scan)->db = container.db;
+  (*scan)->table = container.table;
+  (*scan)->index = binding->lookup->index;
+  (*scan)->columns = columns;
+  *rebound = true;
+  return true;
 }
 
 // Every 100 ms, a step of the deletion of each container whose flush is in effect.
 // A step neither waits for a lock nor for anything else: a row or table another
 // transaction holds is left for the next pass.
-void EngineExecutor::CarryOutFlushes(uint64_t now_ms) {
+void MemcachedHandler::CarryOutFlushes(uint64_t now_ms) {
   if (now_ms - last_flush_step_ms_ < kSweepEveryMs) return;
   last_flush_step_ms_ = now_ms;
   flushes_->InEffect(static_cast<int64_t>(std::time(nullptr)), &flushes_in_effect_);
   if (flushes_in_effect_.empty()) {
     if (!flushed_.empty()) {
       for (auto& [name, f] : flushed_)
-        for (IndexBinding* b : {f.binding.lookup.get(), f.scan.get()})
-          if (b != nullptr)
-            for (auto& opened : b->opened)
-              if (opened) retired_.push_back(std::move(opened));
+        for (IndexBinding* b : {f.binding.lookup.get(), f.scan.get()}) engine_->Retire(b);
       flushed_.clear();
-      retired_.clear();
+      engine_->FreeRetired();
     }
     return;
   }
   uint32_t budget = kFlushStepRows;
   const uint64_t max_examined =
-      options_.tunables->max_rows_examined.load(std::memory_order_relaxed);
+      engine_->options().tunables->max_rows_examined.load(std::memory_order_relaxed);
   if (max_examined != 0 && max_examined - 1 < budget)
     budget = static_cast<uint32_t>(max_examined - 1);
   if (budget == 0) return;  // (rowsocket_max_rows_examined=1: a step examines no row)
-  batch_start_ms_ = now_ms;
-  thread_.BeginBatch(SQLCOM_INSERT);
-  tables_.BeginBatch(batch_start_ms_);
+  engine_->set_batch_start_ms(now_ms);
+  engine_->thread().BeginBatch(SQLCOM_INSERT);
+  engine_->tables().BeginBatch(now_ms);
   for (const auto& [name, below] : flushes_in_effect_) FlushStep(name, below, budget);
-  retired_.clear();
-  thread_.EndBatch();
+  engine_->FreeRetired();
+  engine_->thread().EndBatch();
 }
 
 // One step of the deletion of container `name`'s items flushed below `below`: a read
@@ -147,11 +153,11 @@ void EngineExecutor::CarryOutFlushes(uint64_t now_ms) {
 // again. rowsocket_memcached_flush was checked when the command came, as memcached
 // checks its own; a flush whose container is gone, or whose server has become
 // read_only (rowsocket's writes would be refused), is given up.
-void EngineExecutor::FlushStep(const std::string& name, uint64_t below, uint32_t budget) {
+void MemcachedHandler::FlushStep(const std::string& name, uint64_t below, uint32_t budget) {
   static LogLimit flushed_log;
   const KvContainer* container = ContainerNamed(name);
   if (container == nullptr || container->name != name || opt_readonly ||
-      !SchemaAllowed(container->db)) {
+      !engine_->SchemaAllowed(container->db)) {
     LogLimited(&flushed_log, LogLevel::kWarning,
                "memcached flush_all of container '%s' given up: %s", name.c_str(),
                opt_readonly ? "the server is read_only" : "it is no longer a container");
@@ -165,39 +171,34 @@ void EngineExecutor::FlushStep(const std::string& name, uint64_t below, uint32_t
     f.complete = true;
     f.deleted = 0;
   }
-  if (!f.binding.lookup || !(f.binding.container == *container)) {
-    if (!BindContainer(&f.binding, *container).ok()) return;
-    if (f.scan)
-      for (auto& opened : f.scan->opened)
-        if (opened) retired_.push_back(std::move(opened));
-    f.scan = std::make_unique<IndexBinding>();
-    f.scan->db = container->db;
-    f.scan->table = container->table;
-    f.scan->index = f.binding.lookup->index;
-    f.scan->columns = container->key_column;
-    if (!container->cas_column.empty()) f.scan->columns += "," + container->cas_column;
+  std::string columns = container->key_column;
+  if (!container->cas_column.empty()) columns += "," + container->cas_column;
+  bool rebound = false;
+  if (!BindScan(&f.binding, &f.scan, *container, columns, &rebound)) return;
+  if (rebound) {
     f.cursor.clear();
     f.complete = true;
   }
-  const Opened<OpenIndex> lookup = OpenContainerIndex(f.binding.lookup.get());
-  const Opened<OpenIndex> scan = lookup.ok() ? OpenContainerIndex(f.scan.get()) : lookup;
+  GroupTransaction& group = engine_->group();
+  const Opened<OpenIndex> lookup = engine_->OpenResolved(f.binding.lookup.get());
+  const Opened<OpenIndex> scan = lookup.ok() ? engine_->OpenResolved(f.scan.get()) : lookup;
   if (!scan.ok()) return;
   bool read = false;
-  group_.Clear();
-  group_.Add(scan.value->entry());
-  if (group_.Lock(false, /*locking_reads=*/false, /*wait=*/false))
+  group.Clear();
+  group.Add(scan.value->entry());
+  if (group.Lock(false, /*locking_reads=*/false, /*wait=*/false))
     read = kv_.FindFlushed(*container, scan.value, budget, below, &f.cursor);
-  group_.End();
+  group.End();
   if (!read) {
     f.complete = false;
   } else if (kv_.FoundExpired()) {
-    group_.Clear();
-    group_.Add(lookup.value->entry());
+    group.Clear();
+    group.Add(lookup.value->entry());
     uint64_t deleted = 0;
     bool complete = false;
-    if (group_.Lock(true, true, /*wait=*/false))
+    if (group.Lock(true, true, /*wait=*/false))
       deleted = kv_.DeleteFlushed(*container, lookup.value, below, &complete);
-    if (group_.End() == GroupTransaction::Outcome::kCommitted) {
+    if (group.End() == GroupTransaction::Outcome::kCommitted) {
       f.deleted += deleted;
       f.complete = f.complete && complete;
     } else {

@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "engine/rows/row_io.h"
+#include "protocol/memcached_commands.h"
 #include "protocol/wire_errors.h"
 
 namespace rowsocket {
@@ -281,17 +282,7 @@ void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex*
 }
 
 bool KeyValue::IsRetrieval(McCommand command) {
-  switch (command) {
-    case McCommand::kGet:
-    case McCommand::kGets:
-    case McCommand::kGat:
-    case McCommand::kGats:
-    case McCommand::kMetaGet:
-    case McCommand::kMetaDebug:
-      return true;
-    default:
-      return false;
-  }
+  return McCommandProperties(command).retrieves;
 }
 
 // set, add, replace, append, prepend, cas (and ms in those modes).

@@ -14,7 +14,7 @@
 //
 // A retrieval reads the rows of its keys in one find (an IN list of the key column),
 // whose rows come straight from the record (RowRequests::Read); a batch of nothing but
-// retrievals reads a snapshot without row locks (EngineExecutor::RunGroup). A command
+// retrievals reads a snapshot without row locks (the batch core: core/executor.h). A command
 // that changes an item runs as the typed row operations it amounts to (row_spec.h) —
 // a find of the key, which locks the row, then an update, insert or delete — on two
 // open indexes of the container (`lookup`: the value columns, then CAS, flags and

@@ -6,6 +6,7 @@
 
 #include "engine/memcached/key_value.h"
 #include "engine/rows/row_io.h"
+#include "protocol/memcached_commands.h"
 #include "protocol/wire_errors.h"
 
 namespace rowsocket {
@@ -117,8 +118,7 @@ McOutcome KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::st
 // give every hit its new expiry time. The keys are looked up in one find, as an IN
 // list of the key column; a key the column cannot hold as it is is a miss.
 void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
-  const bool touch = mc.command == McCommand::kGat || mc.command == McCommand::kGats ||
-                     (mc.command == McCommand::kMetaGet && mc.meta.Has('T'));
+  const bool touch = McWritesRows(mc);  // (a retrieval writes only the expiry)
   const int64_t now = Now();
   result->outcome = McOutcome::kMiss;
   if (!FindKeys(mc)) return;

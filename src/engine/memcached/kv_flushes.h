@@ -6,7 +6,7 @@
 // (KeyValue::NextCas), and every item of the container whose CAS is below it — every
 // item written before that moment, and any row SQL wrote without a new CAS — is
 // flushed: a miss to reads, replaced by writes as an expired item is. The memcached
-// listener's first worker then deletes those rows (EngineExecutor::CarryOutFlushes)
+// listener's first worker then deletes those rows (MemcachedHandler::CarryOutFlushes)
 // and ends the flush once one pass over the table has deleted them all. A container
 // without a CAS column cannot tell older items from newer ones: while its flush is in
 // effect every item is a miss, and the pass deletes every row it meets.

@@ -1,4 +1,4 @@
-// EngineExecutor::PrepareStats: memcached's `stats` for the memcached listener,
+// MemcachedHandler::PrepareStats: memcached's `stats` for the memcached listener,
 // gathered in a batch's first pass (where tables may be opened) and answered as
 // written (protocol/memcached_stats.h). Connections, commands, bytes and threads are
 // the listener's, summed over its workers (ListenerFigures); pid, rusage and the
@@ -14,7 +14,7 @@
 
 #include <ctime>
 
-#include "engine/core/executor.h"
+#include "engine/memcached/memcached_handler.h"
 #include "engine/server_headers.h"
 #include "protocol/memcached_stats.h"
 #include "util/version.h"
@@ -36,29 +36,29 @@ uint64_t FreeBytesOfDataDirectory() {
 
 // The default container's rows and data bytes, as its storage engine estimates
 // them; zeros when its table cannot be opened.
-void EngineExecutor::DefaultContainerSize(uint64_t* items, uint64_t* bytes) {
+void MemcachedHandler::DefaultContainerSize(uint64_t* items, uint64_t* bytes) {
   *items = *bytes = 0;
   const KvContainer* container = ContainerNamed("default");
   if (container == nullptr) return;
-  const Opened<TableEntry> table = tables_.Get(container->db, container->table);
-  if (!table.ok() || !tables_.Reopen(table.value).ok()) return;
+  const Opened<TableEntry> table = engine_->tables().Get(container->db, container->table);
+  if (!table.ok() || !engine_->tables().Reopen(table.value).ok()) return;
   handler* file = table.value->table->file;
   if (file->info(HA_STATUS_VARIABLE | HA_STATUS_NO_LOCK) != 0) return;
   *items = file->stats.records;
   *bytes = file->stats.data_file_length;
 }
 
-void EngineExecutor::PrepareStats(const EngineIndexBindings& bindings, const McRequest& mc,
+void MemcachedHandler::PrepareStats(const EngineSession& session, const McRequest& mc,
                                   std::string* answer) {
   const McStatsGroup group = McStatsGroupOf(mc.argument);
   McStatLines lines;
-  const ServerTunables& tunables = *options_.tunables;
-  if (group == McStatsGroup::kReset && info_.reset_listener_figures)
-    info_.reset_listener_figures();
+  const ServerTunables& tunables = *engine_->options().tunables;
+  if (group == McStatsGroup::kReset && engine_->info().reset_listener_figures)
+    engine_->info().reset_listener_figures();
   if (group == McStatsGroup::kGeneral || group == McStatsGroup::kSettings ||
       group == McStatsGroup::kConns) {
     const ListenerFigures f =
-        info_.listener_figures ? info_.listener_figures(group == McStatsGroup::kConns)
+        engine_->info().listener_figures ? engine_->info().listener_figures(group == McStatsGroup::kConns)
                                : ListenerFigures();
     uint64_t items = 0, bytes = 0;
     if (group != McStatsGroup::kConns) DefaultContainerSize(&items, &bytes);
@@ -104,7 +104,7 @@ void EngineExecutor::PrepareStats(const EngineIndexBindings& bindings, const McR
       s.tcpport = f.port;
       s.inter = f.address;
       s.num_threads = f.workers;
-      s.auth_enabled_sasl = bindings.account_logins;
+      s.auth_enabled_sasl = session.account_logins;
       s.item_size_max = tunables.max_line_length.load(std::memory_order_relaxed);
       s.flush_enabled = tunables.memcached_flush.load(std::memory_order_relaxed);
       s.idle_timeout = tunables.timeout_seconds.load(std::memory_order_relaxed);

@@ -1,7 +1,7 @@
 // LookUpRow: one row read by its primary key outside any batch, in a transaction of
 // its own, the way the server reads its own tables (start_new_trans), as a consistent
 // read (no row lock waited for or taken): what an
-// account login reads from mysql.global_priv and the memcached listener from
+// account login reads from mysql.global_priv and the key-value listener from
 // rowsocket.containers. Not for the hot path: it opens and closes the table.
 #pragma once
 

@@ -3,7 +3,7 @@
 // parts, IN list, filters, offset, limit), the change of each (a RowChange: update,
 // +, -, delete) and an insert, with typed values (row_spec.h). HandlerSocket's find
 // and insert are adapters over them that add its text answer (row_requests_hs.cc);
-// memcached calls them directly.
+// a key-value protocol calls them directly.
 //
 // Each returns a RowResult: the operation's status and its row counts. A failed
 // operation leaves no change behind (see RowUndo), and a failed HandlerSocket

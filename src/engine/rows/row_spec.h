@@ -2,7 +2,8 @@
 // an IN list, filters, offset, limit), the change a write makes to the rows it
 // selects, and the typed values both carry (bytes, an integer, NULL). RowRequests
 // runs them; each protocol builds them from its own requests (HandlerSocket's find
-// and insert convert their text, memcached states its integers as integers).
+// and insert convert their text, a key-value protocol states its integers as
+// integers).
 //
 // Plain values, no MariaDB: a spec refers to bytes its builder keeps alive for the
 // call. ScanSpec::Check is the shape check every spec passes before it runs.

@@ -36,6 +36,9 @@ TEST(MemcachedCommands, properties_agree) {
     // Nothing that touches rows runs before a login; the login is its own step.
     EXPECT_TRUE(!c.before_login || !c.uses_rows);
     EXPECT_TRUE(!c.logs_in || !(c.before_login || c.uses_rows));
+    // A retrieval reads rows, and changes at most their expiry: it neither inserts
+    // nor deletes.
+    EXPECT_TRUE(!c.retrieves || (c.uses_rows && !c.inserts && !c.deletes));
     // The counters agree with what the command does.
     switch (c.counts_as) {
       case McCountsAs::kFind: EXPECT_TRUE(c.uses_rows && !c.writes); break;

@@ -24,11 +24,11 @@ class ClientConnectionTest : public ::testing::Test {
     int fds[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
     client_ = fds[0];
-    auto bindings = std::make_unique<IndexBindings>();
-    bindings->account_logins = accounts;
-    bindings_ = bindings.get();
+    auto session = std::make_unique<ConnectionSession>();
+    session->account_logins = accounts;
+    session_ = session.get();
     conn_ = std::make_unique<ClientConnection>(fds[1], 1, "test", listener_.get(),
-                                         std::move(bindings), &stats_, 0);
+                                         std::move(session), &stats_, 0);
   }
   void TearDown() override {
     if (conn_) ::close(conn_->fd());
@@ -53,7 +53,7 @@ class ClientConnectionTest : public ::testing::Test {
   }
 
   WorkerStats stats_;
-  IndexBindings* bindings_ = nullptr;
+  ConnectionSession* session_ = nullptr;
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<ClientConnection> conn_;
   int client_ = -1;
@@ -161,7 +161,7 @@ TEST_F(ClientConnectionTest, requests_before_a_matching_secret_are_unauthorized)
   EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("authtype"));
   EXPECT_EQ(conn_->request(2)->type, RequestType::kAuth);
   EXPECT_EQ(conn_->request(3)->type, RequestType::kFind);
-  EXPECT_EQ(bindings_->failed_logins, 0u);
+  EXPECT_EQ(session_->failed_logins, 0u);
 }
 
 // A wrong secret is a refused login (login_policy.h): counted, and the last line of
@@ -170,12 +170,12 @@ TEST_F(ClientConnectionTest, a_wrong_secret_is_counted_and_ends_the_parse) {
   Open(false, "s3cret");
   ASSERT_EQ(Feed("A\t1\twrong\nA\t1\ts3cret\n0\t=\t1\t1\n"), 1u);
   EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
-  EXPECT_EQ(bindings_->failed_logins, 1u);
+  EXPECT_EQ(session_->failed_logins, 1u);
   EXPECT_TRUE(conn_->read_more());
   ASSERT_EQ(conn_->ParseLines(1024, 1024), 2u);
   EXPECT_EQ(conn_->request(0)->type, RequestType::kAuth);
   EXPECT_EQ(conn_->request(1)->type, RequestType::kFind);
-  EXPECT_EQ(bindings_->failed_logins, 1u);
+  EXPECT_EQ(session_->failed_logins, 1u);
 }
 
 TEST_F(ClientConnectionTest, account_logins_go_to_the_executor_and_end_the_parse) {
@@ -190,7 +190,7 @@ TEST_F(ClientConnectionTest, account_logins_go_to_the_executor_and_end_the_parse
   // The find after the login waits until the executor has answered the login; the
   // connection wants another turn for it.
   EXPECT_TRUE(conn_->read_more());
-  bindings_->SetAccount("app@localhost");
+  session_->SetAccount("app@localhost");
   ASSERT_EQ(conn_->ParseLines(1024, 1024), 1u);
   EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
   // A write on the read listener is still refused after a login.

@@ -21,7 +21,7 @@ namespace rowsocket {
 namespace {
 
 // Bindings that say when they are destroyed, i.e. when its connection is freed.
-class WatchedBindings : public IndexBindings {
+class WatchedBindings : public ConnectionSession {
  public:
   explicit WatchedBindings(bool* freed) : freed_(freed) {}
   ~WatchedBindings() override { *freed_ = true; }

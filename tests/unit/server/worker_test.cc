@@ -35,11 +35,13 @@ class StandInExecutor : public Executor {
                   const std::atomic<bool>* released, std::atomic<int>* lock_tries)
       : padding_(padding), largest_output_(largest_output), released_(released),
         lock_tries_(lock_tries) {}
-  std::unique_ptr<IndexBindings> NewIndexBindings() override { return std::make_unique<IndexBindings>(); }
+  std::unique_ptr<ConnectionSession> NewSession() override {
+    return std::make_unique<ConnectionSession>();
+  }
   uint64_t Execute(BatchItem* items, size_t count) override {
     for (size_t i = 0; i < count; ++i) {
       BatchItem& item = items[i];
-      if (i > 0 && items[i - 1].deferred && items[i - 1].bindings == item.bindings) {
+      if (i > 0 && items[i - 1].deferred && items[i - 1].session == item.session) {
         item.deferred = true;
         continue;
       }
