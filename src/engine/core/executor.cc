@@ -13,7 +13,8 @@
 #include "engine/rows/row_lookup.h"
 #include "protocol/memcached_status.h"
 #include "protocol/name_list.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
+#include "protocol/handlersocket_status.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -268,7 +269,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
   switch (r.type) {
     case RequestType::kInvalid:
       step.answered = true;
-      step.status = r.error;
+      step.status = HsEngineStatus(r.error);
       return step;
     case RequestType::kAuth:
       if (bindings->account_logins) return LogIn(bindings, r);
@@ -291,7 +292,7 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
     return step;
   }
   OpenIndex* oi = bound.value;
-  WireStatus s = RefusedByServerState(r);
+  EngineStatus s = RefusedByServerState(r);
   if (s.ok()) s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
   if (s.ok()) s = RefusedByGalera(r, oi);
@@ -313,22 +314,22 @@ EngineExecutor::Step EngineExecutor::PrepareOne(const BatchItem& item) {
 // replica's read_only must not let writes through); a Galera node that is not ready
 // refuses writes, and reads unless wsrep_dirty_reads allows them (ER_UNKNOWN_COM_ERROR,
 // as SQL answers).
-WireStatus EngineExecutor::RefusedByServerState(const Request& r) {
-  if (opt_readonly && r.IsWrite()) return WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
-  if (!WSREP_ON) return WireStatus::OK();
-  if (r.IsWrite() ? GaleraNodeReady() : GaleraNodeServesReads()) return WireStatus::OK();
+EngineStatus EngineExecutor::RefusedByServerState(const Request& r) {
+  if (opt_readonly && r.IsWrite()) return EngineStatus::ReadOnly(ER_OPTION_PREVENTS_STATEMENT);
+  if (!WSREP_ON) return EngineStatus::OK();
+  if (r.IsWrite() ? GaleraNodeReady() : GaleraNodeServesReads()) return EngineStatus::OK();
   (r.IsWrite() ? stats_->galera_writes_refused : stats_->galera_reads_refused).Add();
-  return WireStatus::StorageCode(ER_UNKNOWN_COM_ERROR);
+  return EngineStatus::ClusterNotReady(ER_UNKNOWN_COM_ERROR);
 }
 
 // On a Galera node with wsrep_certify_nonPK=OFF, a write to a table without a primary
 // key is refused as SQL refuses it (ER_LOCK_DEADLOCK): such rows would be certified
 // by no key of their own.
-WireStatus EngineExecutor::RefusedByGalera(const Request& r, const OpenIndex* oi) {
-  if (!WSREP_ON || wsrep_certify_nonPK || !r.IsWrite()) return WireStatus::OK();
-  if (oi->table()->s->primary_key != MAX_KEY) return WireStatus::OK();
+EngineStatus EngineExecutor::RefusedByGalera(const Request& r, const OpenIndex* oi) {
+  if (!WSREP_ON || wsrep_certify_nonPK || !r.IsWrite()) return EngineStatus::OK();
+  if (oi->table()->s->primary_key != MAX_KEY) return EngineStatus::OK();
   stats_->galera_writes_refused.Add();
-  return WireStatus::StorageCode(ER_LOCK_DEADLOCK);
+  return EngineStatus::ClusterRefused(ER_LOCK_DEADLOCK);
 }
 
 // rowsocket_auth=account: `A 2` answers a nonce; `A 3` and `A 4` log the connection
@@ -356,7 +357,7 @@ EngineExecutor::Step EngineExecutor::LogIn(EngineIndexBindings* bindings, const 
   for (char& c : user)  // a client's bytes: nothing that could forge a log line
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   LogLimited(&failed, LogLevel::kWarning, "login refused (%.*s) for user '%s' from %s",
-             static_cast<int>(step.status.message().size()), step.status.message().data(),
+             static_cast<int>(step.status.Name().size()), step.status.Name().data(),
              user.c_str(), bindings->peer_address.c_str());
   return step;
 }
@@ -364,24 +365,24 @@ EngineExecutor::Step EngineExecutor::LogIn(EngineIndexBindings* bindings, const 
 // `grants` for `oi` (and filter columns `filters`) brought up to date with the
 // connection's login, itself rebuilt from the server's ACL once it is a second old;
 // `unauth` when the account has been dropped meanwhile (the login ends).
-WireStatus EngineExecutor::RefreshGrants(EngineIndexBindings* bindings, OpenIndex* oi,
+EngineStatus EngineExecutor::RefreshGrants(EngineIndexBindings* bindings, OpenIndex* oi,
                                          const std::vector<Field*>& filters,
                                          IndexGrants* grants) {
   AccountLogin* login = &bindings->login;
   if (!accounts_.Refresh(login, batch_start_ms_, kAccountMaxAgeMs)) {
     bindings->SetAccount("");
-    return ErrorStatus(WireError::kUnauth);
+    return EngineStatus::Unauthenticated();
   }
   accounts_.Check(login, oi->table(), oi->key_number(), oi->columns(), filters, grants);
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
 // rowsocket_auth=account: the account's privileges, as the server's grants give
 // them (see accounts.h), at most a second old. Every request on an index needs
 // SELECT on what its `P` named; writes need INSERT, UPDATE or DELETE as well.
-WireStatus EngineExecutor::CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding,
+EngineStatus EngineExecutor::CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding,
                                        OpenIndex* oi, const Request& r) {
-  WireStatus s = RefreshGrants(bindings, oi, oi->filter_columns(), &binding->grants);
+  EngineStatus s = RefreshGrants(bindings, oi, oi->filter_columns(), &binding->grants);
   if (!s.ok()) return s;
   const IndexGrants& g = binding->grants;
   bool allowed = g.select;
@@ -396,16 +397,16 @@ WireStatus EngineExecutor::CheckGrants(EngineIndexBindings* bindings, IndexBindi
     allowed = r.modify_values.size() <= g.update_columns;
     wanted = "UPDATE";
   }
-  if (allowed) return WireStatus::OK();
+  if (allowed) return EngineStatus::OK();
   stats_->requests_denied.Add();
   static LogLimit denied;
   LogLimited(&denied, LogLevel::kWarning, "%s denied to %s from %s on %s.%s",
              wanted, bindings->login.AccountName().c_str(), bindings->peer_address.c_str(),
              binding->db.c_str(), binding->table.c_str());
-  return ErrorStatus(WireError::kDenied);
+  return EngineStatus::Denied();
 }
 
-void EngineExecutor::AnswerError(const BatchItem& item, const WireStatus& status) {
+void EngineExecutor::AnswerError(const BatchItem& item, const EngineStatus& status) {
   if (item.request->type != RequestType::kMemcached) return ResponseWriter(item.out).Error(status);
   const McRequest& mc = *item.request->memcached;
   if (status.ok()) return AnswerMemcachedWithoutRows(mc, item.out);
@@ -413,10 +414,10 @@ void EngineExecutor::AnswerError(const BatchItem& item, const WireStatus& status
 }
 
 // A `P`: binds index id r.index_id of the connection to the index it names.
-WireStatus EngineExecutor::BindIndex(EngineIndexBindings* bindings, const Request& r) {
+EngineStatus EngineExecutor::BindIndex(EngineIndexBindings* bindings, const Request& r) {
   if (r.index_id >= options_.tunables->max_open_indexes.load(std::memory_order_relaxed))
-    return ErrorStatus(WireError::kStmtNum);
-  if (!SchemaAllowed(r.db)) return ErrorStatus(WireError::kForbidden);
+    return EngineStatus::IndexNotOpen();
+  if (!SchemaAllowed(r.db)) return EngineStatus::SchemaForbidden();
   auto binding = std::make_unique<IndexBinding>();
   binding->db = r.db;
   binding->table = r.table;
@@ -427,17 +428,17 @@ WireStatus EngineExecutor::BindIndex(EngineIndexBindings* bindings, const Reques
   if (!opened.ok()) return opened.error;
   OpenIndex* oi = opened.value;
   tables_.MarkUsed(oi->entry());
-  WireStatus s = oi->Resolve();
+  EngineStatus s = oi->Resolve();
   if (s.ok() && bindings->account_logins) s = CheckGrants(bindings, binding.get(), oi, r);
   if (!s.ok()) return s;  // the id keeps what it was bound to
   bindings->Bind(r.index_id, std::move(binding), &retired_);
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
 // The index bound to `id` as this executor opens it.
 Opened<OpenIndex> EngineExecutor::BoundIndex(EngineIndexBindings* bindings, uint32_t id) {
   IndexBinding* b = bindings->Find(id);
-  if (b == nullptr) return Opened<OpenIndex>::Failed(ErrorStatus(WireError::kStmtNum));
+  if (b == nullptr) return Opened<OpenIndex>::Failed(EngineStatus::IndexNotOpen());
   return OpenForThisWorker(b);
 }
 
@@ -470,7 +471,7 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
     locking_reads = locking_reads || items[i].request->type != RequestType::kMemcached;
     sync_wait |= SyncWaitBits(*items[i].request);
   }
-  const WireStatus causal = WaitForCluster(sync_wait);
+  const EngineStatus causal = WaitForCluster(sync_wait);
   // The worker's THD waits for no lock: a table lock or backup lock another thread
   // holds fails the lock at once, and the group's connections run apart.
   const bool locked = causal.ok() && group_.Lock(writes, locking_reads, false);
@@ -502,7 +503,7 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
       if (!locked && steps_[i].index) {
         AnswerError(items[i], !causal.ok() ? causal
                               : killed     ? KilledStatus(thread_.thd())
-                                           : ErrorStatus(WireError::kLockTables));
+                                           : EngineStatus::TableLocked());
         continue;
       }
       if (!Answer(items[i], steps_[i])) continue;
@@ -544,7 +545,7 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
   TruncateMembers(items, begin, end);
   for (size_t i = begin; i < end; ++i) {
     if (!Member(i) || items[i].deferred) continue;
-    AnswerError(items[i], steps_[i].index ? ErrorStatus(WireError::kCommit) : steps_[i].status);
+    AnswerError(items[i], steps_[i].index ? EngineStatus::CommitFailed() : steps_[i].status);
   }
   return GroupRun::kCommitted;
 }
@@ -555,19 +556,19 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
 // A wait that times out (the provider's repl.causal_read_timeout) answers the
 // group's requests as a lock wait timeout, as SQL answers its statement. A node
 // serving dirty reads (wsrep_dirty_reads) does not wait before reads, as SQL's.
-WireStatus EngineExecutor::WaitForCluster(uint sync_wait) {
-  if (sync_wait == 0 || !WSREP_ON || !GaleraNodeReady()) return WireStatus::OK();
+EngineStatus EngineExecutor::WaitForCluster(uint sync_wait) {
+  if (sync_wait == 0 || !WSREP_ON || !GaleraNodeReady()) return EngineStatus::OK();
   uint wanted = global_system_variables.wsrep_sync_wait;
   if (global_system_variables.wsrep_dirty_reads) wanted &= ~uint{WSREP_SYNC_WAIT_BEFORE_READ};
-  if ((wanted & sync_wait) == 0) return WireStatus::OK();
+  if ((wanted & sync_wait) == 0) return EngineStatus::OK();
   stats_->galera_causal_waits.Add();
   if (Wsrep_server_state::instance().causal_read(-1).second == wsrep::provider::success)
-    return WireStatus::OK();
+    return EngineStatus::OK();
   static LogLimit timed_out;
   LogLimited(&timed_out, LogLevel::kWarning,
              "a wait for the Galera cluster (wsrep_sync_wait) failed; its batch's requests "
              "are answered as lock wait timeouts");
-  return WireStatus::StorageCode(HA_ERR_LOCK_WAIT_TIMEOUT);
+  return EngineStatus::LockWaitTimeout(HA_ERR_LOCK_WAIT_TIMEOUT);
 }
 
 // The Galera cluster aborted the group after its requests had answered: nothing of
@@ -581,7 +582,7 @@ void EngineExecutor::AnswerConflict(BatchItem* items, size_t begin, size_t end) 
   TruncateMembers(items, begin, end);
   for (size_t i = begin; i < end; ++i) {
     if (!Member(i) || items[i].deferred) continue;
-    AnswerError(items[i], steps_[i].index ? WireStatus::StorageCode(HA_ERR_LOCK_DEADLOCK)
+    AnswerError(items[i], steps_[i].index ? EngineStatus::Deadlock(HA_ERR_LOCK_DEADLOCK)
                                           : steps_[i].status);
   }
 }
@@ -631,11 +632,11 @@ void EngineExecutor::CountRequest(const Request& r) {
 }
 
 void EngineExecutor::CountResult(const Request& r, const RowResult& result) {
-  switch (result.status.code()) {
-    case WireStatus::kOk: break;
-    case WireStatus::kStorage: stats_->errors_storage.Add(); break;
-    case WireStatus::kBadRequest: stats_->errors_request.Add(); break;
-    case WireStatus::kUnauthorized: stats_->errors_auth.Add(); break;
+  switch (result.status.category()) {
+    case EngineStatus::kOk: break;
+    case EngineStatus::kStorage: stats_->errors_storage.Add(); break;
+    case EngineStatus::kBadRequest: stats_->errors_request.Add(); break;
+    case EngineStatus::kUnauthorized: stats_->errors_auth.Add(); break;
   }
   if (result.engine_error == HA_ERR_LOCK_WAIT_TIMEOUT) stats_->lock_wait_timeouts.Add();
   if (result.engine_error == HA_ERR_LOCK_DEADLOCK) stats_->deadlocks.Add();

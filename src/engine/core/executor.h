@@ -61,7 +61,7 @@ class EngineExecutor : public Executor {
  private:
   // What pass 1 learned about one item.
   struct Step {
-    WireStatus status;              // a final answer decided in pass 1 (P, errors)
+    EngineStatus status;              // a final answer decided in pass 1 (P, errors)
     bool answered = false;      // status is the answer; nothing to execute
     std::string value;          // answered with this one value (A 2's nonce)
     OpenIndex* index = nullptr; // target of a find/insert; a memcached command's lookup
@@ -72,30 +72,30 @@ class EngineExecutor : public Executor {
 
   void Prepare(BatchItem* items, size_t count);
   Step PrepareOne(const BatchItem& item);
-  WireStatus BindIndex(EngineIndexBindings* bindings, const Request& r);
+  EngineStatus BindIndex(EngineIndexBindings* bindings, const Request& r);
   Step LogIn(EngineIndexBindings* bindings, const Request& r);
   Step PrepareMemcached(EngineIndexBindings* bindings, const Request& r);
   const KvContainer* ContainerNamed(std::string_view name);
   void PublishCacheSizes();
-  WireStatus BindContainer(ContainerBinding* binding, const KvContainer& container);
+  EngineStatus BindContainer(ContainerBinding* binding, const KvContainer& container);
   Opened<OpenIndex> OpenContainerIndex(IndexBinding* binding);
   bool AnswerMemcached(const BatchItem& item, const Step& step);
   void AnswerMemcachedRows(const BatchItem& item, const Step& step);
   void AnswerMemcachedWithoutRows(const McRequest& mc, std::string* out);
   void FlushContainer(const McRequest& mc, const Step& step, std::string* out);
-  WireStatus SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc);
-  WireStatus CheckContainerGrants(EngineIndexBindings* bindings, ContainerBinding* binding,
+  EngineStatus SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc);
+  EngineStatus CheckContainerGrants(EngineIndexBindings* bindings, ContainerBinding* binding,
                                   OpenIndex* lookup, OpenIndex* insert, const Request& r);
   // An error answer in the protocol `item` speaks.
-  void AnswerError(const BatchItem& item, const WireStatus& status);
-  WireStatus CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding, OpenIndex* oi,
+  void AnswerError(const BatchItem& item, const EngineStatus& status);
+  EngineStatus CheckGrants(EngineIndexBindings* bindings, IndexBinding* binding, OpenIndex* oi,
                          const Request& r);
   Opened<OpenIndex> BoundIndex(EngineIndexBindings* bindings, uint32_t id);
   Opened<OpenIndex> OpenForThisWorker(IndexBinding* binding);
   bool SchemaAllowed(std::string_view db) const;
-  WireStatus RefusedByServerState(const Request& r);
-  WireStatus RefusedByGalera(const Request& r, const OpenIndex* oi);
-  WireStatus RefreshGrants(EngineIndexBindings* bindings, OpenIndex* oi,
+  EngineStatus RefusedByServerState(const Request& r);
+  EngineStatus RefusedByGalera(const Request& r, const OpenIndex* oi);
+  EngineStatus RefreshGrants(EngineIndexBindings* bindings, OpenIndex* oi,
                            const std::vector<Field*>& filters, IndexGrants* grants);
 
   // Runs the members of items[begin..end) (see Member) in order with their tables
@@ -107,7 +107,7 @@ class EngineExecutor : public Executor {
     kRerun,       // rolled back: a request met a row lock, its connection waits now
   };
   GroupRun RunGroup(BatchItem* items, size_t begin, size_t end);
-  WireStatus WaitForCluster(uint sync_wait);
+  EngineStatus WaitForCluster(uint sync_wait);
   void AnswerConflict(BatchItem* items, size_t begin, size_t end);
   bool RunWithRetry(BatchItem* items, size_t begin, size_t end);
   void RunEachConnection(BatchItem* items, size_t begin, size_t end);

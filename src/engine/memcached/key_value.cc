@@ -9,7 +9,8 @@
 #include <ctime>
 
 #include "engine/rows/row_io.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
+#include "protocol/memcached_status.h"
 
 namespace rowsocket {
 namespace {
@@ -91,9 +92,7 @@ uint64_t KeyValue::NextCas() {
 bool KeyValue::Failed(const RowResult& row, KvResult* result) {
   if (row.status.ok()) return false;
   result->outcome = McOutcome::kError;
-  result->status = McStatus::kOutOfMemory;  // memcached's "temporary failure" status
-  result->error = "SERVER_ERROR " + std::to_string(static_cast<int>(row.status.code())) + " " +
-                  std::string(row.status.message());
+  result->status = row.status;
   return true;
 }
 
@@ -108,7 +107,7 @@ KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* 
       AppendFieldText(lookup->columns()[static_cast<size_t>(text_of)], &scratch_, &column_text_);
     }
     found = true;
-    return WireStatus::OK();
+    return EngineStatus::OK();
   });
   if (Failed(row, result) || !found) return Found::kMissing;
   return Dead(*item, Now()) ? Found::kExpired : Found::kPresent;
@@ -173,10 +172,8 @@ bool KeyValue::RowValues(const KvItem& item, std::vector<RowValue>* values, KvRe
     const size_t at = c.separator.empty() ? std::string_view::npos : rest.find(c.separator);
     if (at == std::string_view::npos) {
       result->outcome = McOutcome::kError;
-      result->status = McStatus::kInvalidArguments;
-      result->error = "CLIENT_ERROR the value must have " +
-                      std::to_string(c.value_columns.size()) + " fields separated by '" +
-                      c.separator + "'";
+      result->status =
+          EngineStatus::ValueShape(static_cast<int>(c.value_columns.size()), c.separator);
       return false;
     }
     values->push_back(RowValue::Bytes(rest.substr(0, at)));
@@ -208,7 +205,7 @@ bool KeyValue::Change(std::string_view key, OpenIndex* lookup, KvResult* result,
     for (uint32_t column : change_.columns)
       written |= column < 64 ? uint64_t{1} << column : ~uint64_t{0};
   }
-  const WireStatus refusal = lookup->WriteRefusal(written);
+  const EngineStatus refusal = lookup->WriteRefusal(written);
   if (!refusal.ok()) return !Failed(RowResult{refusal}, result);
   FindKey(key);
   const RowResult row = rows_->Modify(spec_, change_, lookup);
@@ -221,7 +218,7 @@ bool KeyValue::Insert(std::string_view key, const KvItem& item, OpenIndex* inser
   values_.clear();
   values_.push_back(RowValue::Bytes(KvRowKey(key)));
   if (!RowValues(item, &values_, result)) return false;
-  const WireStatus refusal = insert->WriteRefusal(FirstColumns(values_.size()));
+  const EngineStatus refusal = insert->WriteRefusal(FirstColumns(values_.size()));
   if (!refusal.ok()) return !Failed(RowResult{refusal}, result);
   const RowResult row = rows_->Insert(values_, insert);
   *duplicate = row.engine_error == HA_ERR_FOUND_DUPP_KEY;
@@ -247,8 +244,7 @@ void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex*
     for (std::string_view key : mc.keys) {
       if (!HoldsExactly(key_column_, KvRowKey(key), &scratch_)) {
         result->outcome = McOutcome::kError;
-        result->status = McStatus::kInvalidArguments;
-        result->error = "CLIENT_ERROR key is not a value of the key column";
+        result->status = EngineStatus::NotAKey();
         return;
       }
     }
@@ -275,8 +271,7 @@ void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex*
       return Remove(mc, lookup, result);
     default:
       result->outcome = McOutcome::kError;
-      result->status = McStatus::kUnknownCommand;
-      result->error = "ERROR";
+      result->status = EngineStatus::UnknownCommand();
   }
 }
 
@@ -419,8 +414,7 @@ void KeyValue::Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* ins
       result->items.push_back(std::move(item));
     } else if (duplicate) {
       result->outcome = McOutcome::kError;
-      result->status = McStatus::kOutOfMemory;
-      result->error = "SERVER_ERROR the item was created meanwhile; try again";
+      result->status = EngineStatus::Conflict(HA_ERR_FOUND_DUPP_KEY);
     }
     return;
   }
@@ -429,8 +423,7 @@ void KeyValue::Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* ins
   const McDeltaResult delta = McApplyDelta(item.value, mc.decrement, mc.delta);
   if (!delta.numeric || container_->value_columns.size() != 1) {
     result->outcome = McOutcome::kError;
-    result->status = McStatus::kNonNumeric;
-    result->error = std::string(kMcNonNumericError);
+    result->status = EngineStatus::NotANumber();
     return;
   }
   item.value.assign(delta.text());
@@ -538,7 +531,7 @@ McMetaItem MetaItemOf(const KvItem& item, int64_t now) {
 void WriteText(const McRequest& mc, const KvResult& result, std::string* out) {
   McTextWriter w(out);
   const bool meta = mc.framing == McFraming::kMeta;
-  if (result.outcome == McOutcome::kError) return w.Line(result.error);
+  if (result.outcome == McOutcome::kError) return w.Line(McTextError(result.status));
   switch (mc.command) {
     case McCommand::kGet:
     case McCommand::kGets:
@@ -606,7 +599,7 @@ void WriteText(const McRequest& mc, const KvResult& result, std::string* out) {
 
 void WriteBinary(const McRequest& mc, const KvResult& result, std::string* out) {
   McBinaryWriter w(out);
-  if (result.outcome == McOutcome::kError) return w.Error(mc, result.status);
+  if (result.outcome == McOutcome::kError) return w.Error(mc, McBinaryError(result.status));
   const KvItem* item = result.items.empty() ? nullptr : &result.items[0];
   switch (result.outcome) {
     case McOutcome::kSuccess:
@@ -631,7 +624,7 @@ void WriteBinary(const McRequest& mc, const KvResult& result, std::string* out) 
     case McOutcome::kExists:
       return w.Error(mc, McStatus::kKeyExists);
     default:
-      return w.Error(mc, result.status);
+      return w.Error(mc, McBinaryError(result.status));
   }
 }
 

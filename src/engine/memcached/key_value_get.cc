@@ -6,7 +6,8 @@
 
 #include "engine/memcached/key_value.h"
 #include "engine/rows/row_io.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
+#include "protocol/memcached_status.h"
 
 namespace rowsocket {
 namespace {
@@ -73,29 +74,24 @@ void KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string*
     const uint64_t item_cas = FieldNumber<uint64_t>(cas, &scratch_);
     const int64_t item_expires = expires == nullptr ? 0 : FieldNumber<int64_t>(expires, &scratch_);
     if (Expired(item_expires, now) || (flushed_below_ != 0 && item_cas < flushed_below_))
-      return WireStatus::OK();
+      return EngineStatus::OK();
     const uint32_t item_flags = flags == nullptr ? 0 : FieldNumber<uint32_t>(flags, &scratch_);
     const std::string_view data = FieldText(value, &scratch_);
     const std::string_view key = mc.keys[in_keys_[in]];
     answer_size += key.size() + data.size() + kKvItemFraming;
     if (max_answer != 0 && answer_size > max_answer) {
       too_large = true;
-      return ErrorStatus(WireError::kAnswerSize);
+      return EngineStatus::TooBig();
     }
     if (with_cas)
       w.ValueWithCas(key, item_flags, data, item_cas);
     else
       w.Value(key, item_flags, data);
-    return WireStatus::OK();
+    return EngineStatus::OK();
   });
-  if (too_large) {
+  if (!row.status.ok()) {  // (too large, or the read failed)
     out->resize(mark);
-    return w.Line("SERVER_ERROR out of memory writing get response");
-  }
-  KvResult failed;
-  if (Failed(row, &failed)) {
-    out->resize(mark);
-    return w.Line(failed.error);
+    return w.Line(McTextError(too_large ? EngineStatus::TooBig() : row.status));
   }
   w.Reply(McTextReply::kEnd);
 }
@@ -117,21 +113,20 @@ void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result
   const RowResult row = rows_->Read(spec_, lookup, [&](size_t in) {
     KvItem item;
     ItemOfRow(mc.keys[in_keys_[in]], lookup, &item);
-    if (Dead(item, now)) return WireStatus::OK();
+    if (Dead(item, now)) return EngineStatus::OK();
     answer_size += item.key.size() + item.value.size() + kKvItemFraming;
     if (max_answer != 0 && answer_size > max_answer) {
       too_large = true;
-      return ErrorStatus(WireError::kAnswerSize);
+      return EngineStatus::TooBig();
     }
     result->items.push_back(std::move(item));
-    return WireStatus::OK();
+    return EngineStatus::OK();
   });
   if (too_large) {
     result->items.clear();
     result->items.shrink_to_fit();
     result->outcome = McOutcome::kError;
-    result->status = McStatus::kOutOfMemory;
-    result->error = "SERVER_ERROR out of memory writing get response";
+    result->status = EngineStatus::TooBig();
     return;
   }
   if (Failed(row, result)) {

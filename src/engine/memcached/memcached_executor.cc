@@ -13,7 +13,7 @@
 #include "protocol/memcached_commands.h"
 #include "protocol/memcached_status.h"
 #include "protocol/name_list.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 #include "util/log.h"
 
 namespace rowsocket {
@@ -102,7 +102,7 @@ void EngineExecutor::PublishCacheSizes() {
 // of its key column (on a system-versioned table the server adds the end of the
 // row's period to every unique key: a find of the key skips history rows). What the
 // binding had opened before goes to retired_ (a step of this batch may still use it).
-WireStatus EngineExecutor::BindContainer(ContainerBinding* binding, const KvContainer& container) {
+EngineStatus EngineExecutor::BindContainer(ContainerBinding* binding, const KvContainer& container) {
   for (std::unique_ptr<IndexBinding>* b : {&binding->lookup, &binding->insert}) {
     if (*b) {
       for (auto& opened : (*b)->opened)
@@ -112,7 +112,7 @@ WireStatus EngineExecutor::BindContainer(ContainerBinding* binding, const KvCont
   }
   const Opened<TableEntry> table = tables_.Get(container.db, container.table);
   if (!table.ok()) return table.error;
-  WireStatus s = tables_.Reopen(table.value);
+  EngineStatus s = tables_.Reopen(table.value);
   if (!s.ok()) return s;
   const TABLE* t = table.value->table;
   std::string index;
@@ -126,7 +126,7 @@ WireStatus EngineExecutor::BindContainer(ContainerBinding* binding, const KvCont
         SameName(key.key_part[0].field->field_name.str, container.key_column))
       index = key.name.str;
   }
-  if (index.empty()) return ErrorStatus(WireError::kIdxNum);
+  if (index.empty()) return EngineStatus::NoSuchIndex();
   binding->container = container;
   binding->grants = IndexGrants();
   binding->lookup = std::make_unique<IndexBinding>();
@@ -138,14 +138,14 @@ WireStatus EngineExecutor::BindContainer(ContainerBinding* binding, const KvCont
   }
   binding->lookup->columns = container.LookupColumns();
   binding->insert->columns = container.InsertColumns();
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
 Opened<OpenIndex> EngineExecutor::OpenContainerIndex(IndexBinding* binding) {
   const Opened<OpenIndex> opened = OpenForThisWorker(binding);
   if (!opened.ok()) return opened;
   OpenIndex* oi = opened.value;
-  WireStatus s = tables_.Reopen(oi->entry());
+  EngineStatus s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
   if (!s.ok()) return Opened<OpenIndex>::Failed(s);
   tables_.MarkUsed(oi->entry());
@@ -166,7 +166,7 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
       return step;
     }
     if (!info.before_login && !bindings->logged_in()) {
-      step.status = ErrorStatus(WireError::kUnauth);
+      step.status = EngineStatus::Unauthenticated();
       return step;
     }
   }
@@ -186,7 +186,7 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
     return step;
   }
   if (!SchemaAllowed(container->db)) {
-    step.status = ErrorStatus(WireError::kForbidden);
+    step.status = EngineStatus::SchemaForbidden();
     return step;
   }
   // (Under the mapping's own name: every spelling of one container shares a binding.)
@@ -222,8 +222,8 @@ EngineExecutor::Step EngineExecutor::PrepareMemcached(EngineIndexBindings* bindi
 
 // SASL PLAIN (binary protocol): `[authzid] NUL user NUL password`, a MariaDB account's
 // password in clear, so taken over TLS only, as `A 4` is.
-WireStatus EngineExecutor::SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc) {
-  if (mc.argument != "PLAIN") return ErrorStatus(WireError::kAuthType);
+EngineStatus EngineExecutor::SaslLogIn(EngineIndexBindings* bindings, const McRequest& mc) {
+  if (mc.argument != "PLAIN") return EngineStatus::AuthTypeUnknown();
   const std::string_view data = mc.value;
   const size_t first = data.find('\0');
   const size_t second = first == std::string_view::npos ? first : data.find('\0', first + 1);
@@ -244,10 +244,10 @@ WireStatus EngineExecutor::SaslLogIn(EngineIndexBindings* bindings, const McRequ
 // may update it (UPDATE on the columns the lookup reads) or insert it (INSERT on every
 // column an insert sets, the key column included, as SQL's INSERT asks); delete
 // deletes it.
-WireStatus EngineExecutor::CheckContainerGrants(EngineIndexBindings* bindings,
+EngineStatus EngineExecutor::CheckContainerGrants(EngineIndexBindings* bindings,
                                                 ContainerBinding* binding, OpenIndex* lookup,
                                                 OpenIndex* insert, const Request& r) {
-  WireStatus s = RefreshGrants(bindings, lookup, {}, &binding->grants);
+  EngineStatus s = RefreshGrants(bindings, lookup, {}, &binding->grants);
   if (!s.ok()) return s;
   const IndexGrants& g = binding->grants;
   const McRequest& mc = *r.memcached;
@@ -265,9 +265,9 @@ WireStatus EngineExecutor::CheckContainerGrants(EngineIndexBindings* bindings,
       allowed = ig->insert_columns >= insert->columns().size();
     }
   }
-  if (allowed) return WireStatus::OK();
+  if (allowed) return EngineStatus::OK();
   stats_->requests_denied.Add();
-  return ErrorStatus(WireError::kDenied);
+  return EngineStatus::Denied();
 }
 
 // True if the command met a row lock (its answer is then the lock error).
@@ -292,7 +292,7 @@ void EngineExecutor::AnswerMemcachedRows(const BatchItem& item, const Step& step
       return w.Error(mc, McStatus::kAuthError);
     }
     // Not logged in, or the grants refuse it: memcached's own words for that.
-    if (step.status.code() == WireStatus::kUnauthorized)
+    if (step.status.category() == EngineStatus::kUnauthorized)
       return McAnswerRefusal(mc, step.status, item.out);
     if (!step.status.ok()) return AnswerError(item, step.status);
     return AnswerMemcachedWithoutRows(mc, item.out);
