@@ -72,6 +72,8 @@ EngineStatus::Category EngineStatus::CategoryOf(Kind kind) {
   return kKindInfo[static_cast<size_t>(kind)].category;
 }
 
-std::string_view EngineStatus::NameOf(Kind kind) { return kKindInfo[static_cast<size_t>(kind)].name; }
+std::string_view EngineStatus::NameOf(Kind kind) {
+  return kKindInfo[static_cast<size_t>(kind)].name;
+}
 
 }  // namespace rowsocket

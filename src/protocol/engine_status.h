@@ -102,13 +102,21 @@ class EngineStatus {
   static EngineStatus Denied() { return EngineStatus(Kind::kDenied); }
   // `error`: SQL's (or the storage engine's) error number for what happened.
   static EngineStatus ReadOnly(int error) { return EngineStatus(Kind::kReadOnly, error); }
-  static EngineStatus ClusterNotReady(int error) { return EngineStatus(Kind::kClusterNotReady, error); }
-  static EngineStatus ClusterRefused(int error) { return EngineStatus(Kind::kClusterRefused, error); }
-  static EngineStatus GeneratedColumn(int error) { return EngineStatus(Kind::kGeneratedColumn, error); }
+  static EngineStatus ClusterNotReady(int error) {
+    return EngineStatus(Kind::kClusterNotReady, error);
+  }
+  static EngineStatus ClusterRefused(int error) {
+    return EngineStatus(Kind::kClusterRefused, error);
+  }
+  static EngineStatus GeneratedColumn(int error) {
+    return EngineStatus(Kind::kGeneratedColumn, error);
+  }
   static EngineStatus Triggers() { return EngineStatus(Kind::kTriggers); }
   static EngineStatus TableOpenFailed() { return EngineStatus(Kind::kTableOpenFailed); }
   static EngineStatus TableLocked() { return EngineStatus(Kind::kTableLocked); }
-  static EngineStatus LockWaitTimeout(int error) { return EngineStatus(Kind::kLockWaitTimeout, error); }
+  static EngineStatus LockWaitTimeout(int error) {
+    return EngineStatus(Kind::kLockWaitTimeout, error);
+  }
   static EngineStatus Deadlock(int error) { return EngineStatus(Kind::kDeadlock, error); }
   static EngineStatus Conflict(int error) { return EngineStatus(Kind::kConflict, error); }
   static EngineStatus Killed() { return EngineStatus(Kind::kKilled); }

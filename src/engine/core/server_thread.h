@@ -16,8 +16,8 @@ namespace rowsocket {
 // worker gives up a table's metadata lock on its next tick).
 bool KilledByCluster(const THD* thd);
 
-// The answer of a request that a KILL stopped: `killed`, or for a Galera cluster's
-// interruption the deadlock error (`149`), as SQL's statements get a deadlock there.
+// What happened to a request that a KILL stopped: killed, or for a Galera cluster's
+// interruption a deadlock (HA_ERR_LOCK_DEADLOCK), as SQL's statements get there.
 EngineStatus KilledStatus(const THD* thd);
 
 class ServerThread {
