@@ -6,6 +6,7 @@
 #include "protocol/codec.h"
 #include "protocol/decimal.h"
 #include "protocol/request.h"
+#include "protocol/wire_errors.h"
 
 namespace rowsocket {
 namespace cli {
@@ -60,7 +61,7 @@ client::Result<std::vector<DescribedColumn>> ParseDescribeAnswer(const std::stri
 }
 
 bool IsUnknownRequest(const Error& e) {
-  return e.is_server() && e.code() == 2 && e.message() == "cmd";
+  return e.is_server() && e.code() == 2 && Describe(WireError::kCmd).word == e.message();
 }
 
 std::vector<std::string> ColumnsToOpen(const std::vector<DescribedColumn>& columns) {

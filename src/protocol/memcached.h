@@ -181,7 +181,8 @@ struct McRequest {
 
   // kInvalid: the whole text answer line without CRLF (`ERROR`,
   // `CLIENT_ERROR bad command line format`, `SERVER_ERROR object too large for
-  // cache`, ...), and the binary status. Static strings.
+  // cache`, ...), and the binary status (in text too, kValueTooLarge where the
+  // value is over the limit). Static strings.
   std::string_view error;
   McStatus error_status = McStatus::kOk;
   // Close the connection after answering (binary: the packet's lengths made no

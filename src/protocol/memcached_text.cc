@@ -140,8 +140,11 @@ class LineParser {
   // more input, or fails on a bad terminator.
   void DataBlock(size_t size);
   // A storage command that is not executed: answer `error`, and skip its data block.
-  void FailAndSkip(std::string_view error, size_t size) {
+  // `status`: what the refusal is, for the counters (kValueTooLarge: store_too_large).
+  void FailAndSkip(std::string_view error, size_t size,
+                   McStatus status = McStatus::kInvalidArguments) {
     Fail(error);
+    out_->error_status = status;
     result_->discard = static_cast<uint64_t>(size) + 2;
   }
 
@@ -234,7 +237,7 @@ void LineParser::Storage(McStoreMode mode) {
   out_->has_exptime = true;
   out_->store = mode;
   if (static_cast<uint64_t>(size) > limits_.max_value_size) {
-    return FailAndSkip(kTooLarge, static_cast<size_t>(size));
+    return FailAndSkip(kTooLarge, static_cast<size_t>(size), McStatus::kValueTooLarge);
   }
   out_->command = McCommand::kStore;
   DataBlock(static_cast<size_t>(size));
@@ -383,7 +386,7 @@ void LineParser::MetaSet() {
   }
   out_->store = mode;
   if (static_cast<uint64_t>(size) > limits_.max_value_size) {
-    return FailAndSkip(kTooLarge, data_size);
+    return FailAndSkip(kTooLarge, data_size, McStatus::kValueTooLarge);
   }
   out_->command = McCommand::kMetaSet;
   DataBlock(data_size);

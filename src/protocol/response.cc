@@ -9,6 +9,7 @@
 #include <charconv>
 
 #include "protocol/codec.h"
+#include "protocol/handlersocket_status.h"
 
 namespace rowsocket {
 
@@ -42,6 +43,8 @@ void ResponseWriter::Error(const WireStatus& status) {
   }
   out_->push_back('\n');
 }
+
+void ResponseWriter::Error(const EngineStatus& status) { Error(HsWireStatus(status)); }
 
 void ResponseWriter::BeginRows(uint32_t ncols) {
   out_->append("0\t", 2);

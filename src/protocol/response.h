@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/engine_status.h"
 #include "protocol/wire_status.h"
 
 namespace rowsocket {
@@ -26,6 +27,9 @@ class ResponseWriter {
   void Error(const WireStatus& status);
   // Writes OK() or Error(status).
   void Result(const WireStatus& status) { status.ok() ? Ok() : Error(status); }
+  // The engine's status in HandlerSocket's words (HsWireStatus).
+  void Error(const EngineStatus& status);
+  void Result(const EngineStatus& status) { status.ok() ? Ok() : Error(status); }
 
   // Row answers: BeginRows(ncols), then any number of values, then EndRows().
   // Values are flattened row after row; the caller writes ncols per row.

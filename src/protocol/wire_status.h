@@ -1,9 +1,10 @@
-// WireStatus: the outcome of one request, as a value.
+// WireStatus: a HandlerSocket answer's outcome, as a value.
 //
-// Every error rowsocket can answer maps one-to-one onto a wire error of the
-// HandlerSocket protocol: `<code> 1 <message>`, where code 1 means the storage
+// A HandlerSocket error is `<code> 1 <message>`, where code 1 means the storage
 // engine or the table failed, 2 the request was wrong, 3 authentication failed.
-// Messages are short lower-case words (`kpnum`, `readonly`, `121`, ...).
+// Messages are short lower-case words (`kpnum`, `readonly`, `121`, ...). The parser,
+// the listeners and the client library speak it; the engine's own status
+// (engine_status.h) becomes one in handlersocket_status.h.
 //
 // A WireStatus is a small value (no allocation); copy it freely. Thread-compatible.
 #pragma once

@@ -555,3 +555,23 @@ def test_pipelines_on_two_keys_in_opposite_orders_all_land(memcached_port, sql, 
     assert global_status(sql, "Rowsocket_rollbacks") == rollbacks
     assert global_status(sql, "Rowsocket_deadlocks") == deadlocks
     sql.execute("DELETE FROM rowsocket.kv WHERE k LIKE 'lo:%'")
+
+
+def test_a_container_the_engine_cannot_use_is_answered_in_memcacheds_words(raw, sql,
+                                                                           memcached_port, ready):
+    # What went wrong is said as memcached says its errors, never in HandlerSocket's
+    # `<class> <word>`: a key column without a unique index of its own, a table gone.
+    make_container(sql, memcached_port, "nokey", "mc_nokey",
+                   "id INT PRIMARY KEY, k VARCHAR(20), v VARCHAR(20)", [], key="k")
+    assert text(raw, b"get @@nokey.a") == \
+        b"SERVER_ERROR the key column has no unique index of its own\r\n"
+    make_container(sql, memcached_port, "gone", "mc_gone",
+                   "k VARCHAR(20) PRIMARY KEY, v VARCHAR(20)", [])
+    sql.execute("DROP TABLE test.mc_gone")
+    deadline = time.monotonic() + 10
+    while (answer := text(raw, b"set @@gone.a 0 0 1", b"x")) == b"STORED\r\n":
+        assert time.monotonic() < deadline, answer
+        time.sleep(0.05)
+    assert answer == b"SERVER_ERROR the table cannot be opened\r\n"
+    r = binary(memcached_port, 0x01, b"@@gone.a", b"x", struct.pack(">II", 0, 0))
+    assert r["status"] == 0x82, r    # memcached's "temporary failure"

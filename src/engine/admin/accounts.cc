@@ -11,7 +11,7 @@
 
 #include "engine/engine.h"
 #include "engine/rows/row_lookup.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 #include "sql_acl.h"
 #include "sql_connect.h"
 #include <mysql/service_json.h>
@@ -248,14 +248,14 @@ std::string AccountLogin::AccountName() const {
   return std::string(sctx_.priv_user) + "@" + sctx_.priv_host;
 }
 
-WireStatus Accounts::Challenge(AccountLogin* login, const Request& r, std::string* nonce_hex) {
+EngineStatus Accounts::Challenge(AccountLogin* login, const Request& r, std::string* nonce_hex) {
   unsigned char bytes[kHashSize];
   if (my_random_bytes(bytes, static_cast<int>(kHashSize)) != 0)
-    return WireStatus::StorageCode(ER_OUT_OF_RESOURCES);
+    return EngineStatus::StorageError(ER_OUT_OF_RESOURCES);
   login->nonce_.assign(reinterpret_cast<const char*>(bytes), kHashSize);
   login->nonce_user_.assign(r.auth_key);
   *nonce_hex = ToHex(bytes, kHashSize);
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
 // The rules SQL's login applies to an account that exists, in its order: blocked
@@ -264,40 +264,40 @@ WireStatus Accounts::Challenge(AccountLogin* login, const Request& r, std::strin
 // max_password_errors, a right one clears the count), REQUIRE SSL and the like,
 // ACCOUNT LOCK, PASSWORD EXPIRE, then MAX_USER_CONNECTIONS and its kin. OK: the
 // connection is logged in.
-WireStatus Accounts::CheckAccount(AccountLogin* login, const StoredAccount& stored,
+EngineStatus Accounts::CheckAccount(AccountLogin* login, const StoredAccount& stored,
                                   const Request& r, const std::string& nonce, bool tls) {
   const std::string account = AccountKey(login->sctx_);
   if (g_password_errors.Blocked(account, stored.priv, IgnoresPasswordErrors(login->sctx_)))
-    return ErrorStatus(WireError::kBlocked);
+    return EngineStatus::AccountBlocked();
   if (!stored.plugin.empty() && stored.plugin != kNativePassword)
-    return ErrorStatus(WireError::kAuthPlugin);
+    return EngineStatus::AuthPluginUnsupported();
   if (!PasswordMatches(stored.auth_string, r, nonce)) {
     g_password_errors.Failed(account, stored.priv);
-    return ErrorStatus(WireError::kUnauth);
+    return EngineStatus::Unauthenticated();
   }
   g_password_errors.Succeeded(account);
-  if (stored.ssl_type != 0 && !tls) return ErrorStatus(WireError::kTlsRequired);
+  if (stored.ssl_type != 0 && !tls) return EngineStatus::TlsRequired();
   // REQUIRE X509, SUBJECT, ISSUER or CIPHER: client certificates are not checked.
-  if (stored.ssl_type > 1) return ErrorStatus(WireError::kAuthPlugin);
-  if (stored.locked) return ErrorStatus(WireError::kLocked);
-  if (stored.expired) return ErrorStatus(WireError::kExpired);
+  if (stored.ssl_type > 1) return EngineStatus::AuthPluginUnsupported();
+  if (stored.locked) return EngineStatus::AccountLocked();
+  if (stored.expired) return EngineStatus::PasswordExpired();
   login->role_ = stored.default_role;
   if (!login->role_.empty()) BuildContext(login);
-  if (!CountConnection(login, stored.limits)) return ErrorStatus(WireError::kMaxConn);
-  return WireStatus::OK();
+  if (!CountConnection(login, stored.limits)) return EngineStatus::TooManyConnections();
+  return EngineStatus::OK();
 }
 
-WireStatus Accounts::LogIn(AccountLogin* login, const Request& r, const std::string& ip, bool tls) {
+EngineStatus Accounts::LogIn(AccountLogin* login, const Request& r, const std::string& ip, bool tls) {
   const bool plain = r.auth_type == "4";
   // A nonce answers one A 3, whatever its outcome: a response cannot be tried twice.
   std::string nonce, nonce_user;
   nonce.swap(login->nonce_);
   nonce_user.swap(login->nonce_user_);
   login->LogOut();  // a login attempt ends the connection's previous login
-  if (!plain && (nonce.empty() || nonce_user != r.auth_key)) return ErrorStatus(WireError::kNonce);
-  if (plain && !tls) return ErrorStatus(WireError::kTlsRequired);
+  if (!plain && (nonce.empty() || nonce_user != r.auth_key)) return EngineStatus::NoChallenge();
+  if (plain && !tls) return EngineStatus::TlsRequired();
   if (r.auth_key.empty() || r.auth_key.size() > USERNAME_LENGTH)
-    return ErrorStatus(WireError::kUnauth);
+    return EngineStatus::Unauthenticated();
 
   // The account SQL's login would pick for this user from this address. Host names
   // are not looked up: an account matches by address, or as localhost for a
@@ -309,9 +309,9 @@ WireStatus Accounts::LogIn(AccountLogin* login, const Request& r, const std::str
   if (!BuildContext(login) || !ReadStoredAccount(thd_, login->sctx_.priv_host,
                                                   login->sctx_.priv_user, &stored)) {
     login->LogOut();
-    return ErrorStatus(WireError::kUnauth);  // no such account: as a wrong password
+    return EngineStatus::Unauthenticated();  // no such account: as a wrong password
   }
-  const WireStatus refusal = CheckAccount(login, stored, r, nonce, tls);
+  const EngineStatus refusal = CheckAccount(login, stored, r, nonce, tls);
   if (refusal.ok()) return refusal;
   login->LogOut();
   return refusal;

@@ -33,7 +33,7 @@
 
 #include "engine/server_headers.h"
 #include "protocol/request.h"
-#include "protocol/wire_status.h"
+#include "protocol/engine_status.h"
 
 namespace rowsocket {
 
@@ -88,10 +88,10 @@ class Accounts {
   explicit Accounts(THD* thd) : thd_(thd) {}
 
   // A 2 <user>: a fresh nonce for `login`, as 40 hex digits in *nonce_hex.
-  WireStatus Challenge(AccountLogin* login, const Request& r, std::string* nonce_hex);
+  EngineStatus Challenge(AccountLogin* login, const Request& r, std::string* nonce_hex);
   // A 3 <user> <response> and A 4 <user> <password>, from `ip` (over TLS or not).
   // On success the connection is logged in as the account.
-  WireStatus LogIn(AccountLogin* login, const Request& r, const std::string& ip, bool tls);
+  EngineStatus LogIn(AccountLogin* login, const Request& r, const std::string& ip, bool tls);
 
   // Rebuilds the security context from the server's ACL if it was built `max_age_ms`
   // or longer ago. False if the account no longer exists (the login ends).
@@ -109,7 +109,7 @@ class Accounts {
   bool ColumnPrivileges(AccountLogin* login, TABLE* table, std::vector<privilege_t>* privileges);
 
  private:
-  WireStatus CheckAccount(AccountLogin* login, const StoredAccount& stored, const Request& r,
+  EngineStatus CheckAccount(AccountLogin* login, const StoredAccount& stored, const Request& r,
                           const std::string& nonce, bool tls);
   bool BuildContext(AccountLogin* login);
   bool CountConnection(AccountLogin* login, const USER_RESOURCES& limits);

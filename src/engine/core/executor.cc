@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -190,7 +190,7 @@ Prepared EngineExecutor::PrepareOne(const BatchItem& item, size_t i) {
   refused.answered = true;
   if (session->account_logins && !traits.logs_in && !traits.before_login &&
       !session->logged_in()) {
-    refused.status = ErrorStatus(WireError::kUnauth);
+    refused.status = EngineStatus::Unauthenticated();
     return refused;
   }
   if (traits.touches_rows) {
@@ -244,7 +244,7 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
     locking_reads = locking_reads || traits.locking_read;
     sync_wait |= traits.sync_wait;
   }
-  const WireStatus causal = WaitForCluster(sync_wait);
+  const EngineStatus causal = WaitForCluster(sync_wait);
   // The worker's THD waits for no lock: a table lock or backup lock another thread
   // holds fails the lock at once, and the group's connections run apart.
   const bool locked = causal.ok() && group.Lock(writes, locking_reads, false);
@@ -265,10 +265,10 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
       return GroupRun::kRerun;
     }
   } else {
-    const WireStatus refusal = locked       ? WireStatus::OK()
+    const EngineStatus refusal = locked       ? EngineStatus::OK()
                                : !causal.ok() ? causal
                                : killed       ? KilledStatus(engine_.thd())
-                                              : ErrorStatus(WireError::kLockTables);
+                                              : EngineStatus::TableLocked();
     if (!RunInRequestOrder(items, begin, end, refusal)) {
       group.End(true);
       return GroupRun::kRerun;
@@ -280,7 +280,7 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
 // `refusal` is OK where the group's tables are locked, else what the items that
 // touch rows answer.
 bool EngineExecutor::RunInRequestOrder(BatchItem* items, size_t begin, size_t end,
-                                       const WireStatus& refusal) {
+                                       const EngineStatus& refusal) {
   for (size_t i = begin; i < end; ++i) {
     if (!Member(i)) continue;
     marks_[i] = items[i].out->size();
@@ -336,7 +336,7 @@ EngineExecutor::GroupRun EngineExecutor::EndGroup(BatchItem* items, size_t begin
   for (size_t i = begin; i < end; ++i) {
     if (!Member(i) || items[i].deferred) continue;
     const Prepared& p = steps_[i].prepared;
-    AnswerFailure(items[i], i, p.index ? ErrorStatus(WireError::kCommit) : p.status);
+    AnswerFailure(items[i], i, p.index ? EngineStatus::CommitFailed() : p.status);
   }
   return GroupRun::kCommitted;
 }
@@ -347,19 +347,19 @@ EngineExecutor::GroupRun EngineExecutor::EndGroup(BatchItem* items, size_t begin
 // A wait that times out (the provider's repl.causal_read_timeout) answers the
 // group's requests as a lock wait timeout, as SQL answers its statement. A node
 // serving dirty reads (wsrep_dirty_reads) does not wait before reads, as SQL's.
-WireStatus EngineExecutor::WaitForCluster(uint sync_wait) {
-  if (sync_wait == 0 || !WSREP_ON || !GaleraNodeReady()) return WireStatus::OK();
+EngineStatus EngineExecutor::WaitForCluster(uint sync_wait) {
+  if (sync_wait == 0 || !WSREP_ON || !GaleraNodeReady()) return EngineStatus::OK();
   uint wanted = global_system_variables.wsrep_sync_wait;
   if (global_system_variables.wsrep_dirty_reads) wanted &= ~uint{WSREP_SYNC_WAIT_BEFORE_READ};
-  if ((wanted & sync_wait) == 0) return WireStatus::OK();
+  if ((wanted & sync_wait) == 0) return EngineStatus::OK();
   stats_->galera_causal_waits.Add();
   if (Wsrep_server_state::instance().causal_read(-1).second == wsrep::provider::success)
-    return WireStatus::OK();
+    return EngineStatus::OK();
   static LogLimit timed_out;
   LogLimited(&timed_out, LogLevel::kWarning,
              "a wait for the Galera cluster (wsrep_sync_wait) failed; its batch's requests "
              "are answered as lock wait timeouts");
-  return WireStatus::StorageCode(HA_ERR_LOCK_WAIT_TIMEOUT);
+  return EngineStatus::LockWaitTimeout(HA_ERR_LOCK_WAIT_TIMEOUT);
 }
 
 // The Galera cluster aborted the group after its requests had answered: nothing of
@@ -374,7 +374,7 @@ void EngineExecutor::AnswerConflict(BatchItem* items, size_t begin, size_t end) 
   for (size_t i = begin; i < end; ++i) {
     if (!Member(i) || items[i].deferred) continue;
     const Prepared& p = steps_[i].prepared;
-    AnswerFailure(items[i], i, p.index ? WireStatus::StorageCode(HA_ERR_LOCK_DEADLOCK) : p.status);
+    AnswerFailure(items[i], i, p.index ? EngineStatus::Deadlock(HA_ERR_LOCK_DEADLOCK) : p.status);
   }
 }
 
@@ -382,7 +382,7 @@ bool EngineExecutor::Answer(const BatchItem& item, size_t i) {
   return steps_[i].handler->Run(item, i, steps_[i].prepared);
 }
 
-void EngineExecutor::AnswerFailure(const BatchItem& item, size_t i, const WireStatus& status) {
+void EngineExecutor::AnswerFailure(const BatchItem& item, size_t i, const EngineStatus& status) {
   steps_[i].handler->AnswerFailure(item, status);
 }
 

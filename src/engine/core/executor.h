@@ -73,9 +73,9 @@ class EngineExecutor : public Executor {
   // Runs the locked group's members in request order; false if it must run again
   // (the engine undid the whole transaction).
   bool RunInRequestOrder(BatchItem* items, size_t begin, size_t end,
-                         const WireStatus& refusal);
+                         const EngineStatus& refusal);
   GroupRun EndGroup(BatchItem* items, size_t begin, size_t end);
-  WireStatus WaitForCluster(uint sync_wait);
+  EngineStatus WaitForCluster(uint sync_wait);
   void AnswerConflict(BatchItem* items, size_t begin, size_t end);
   bool RunWithRetry(BatchItem* items, size_t begin, size_t end);
   void RunEachConnection(BatchItem* items, size_t begin, size_t end);
@@ -88,7 +88,7 @@ class EngineExecutor : public Executor {
   // Writes the answer of item i; true if it met a row lock another transaction
   // holds (its answer is then the lock error, not yet counted: see RunGroup).
   bool Answer(const BatchItem& item, size_t i);
-  void AnswerFailure(const BatchItem& item, size_t i, const WireStatus& status);
+  void AnswerFailure(const BatchItem& item, size_t i, const EngineStatus& status);
   void CountLockTimeout(const BatchItem& item, size_t i);
   // Requests that meet a lock (lock_wait.cc).
   void ApplyNoWait(uint64_t now_ms, bool before_batch);

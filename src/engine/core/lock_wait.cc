@@ -33,7 +33,7 @@
 
 #include <algorithm>
 
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 
 namespace rowsocket {
 namespace {
@@ -134,7 +134,7 @@ void EngineExecutor::RunLocked(BatchItem* items, size_t begin, size_t end) {
     if (steps_[i].prepared.index == nullptr) {
       Answer(items[i], i);
     } else {
-      AnswerFailure(items[i], i, ErrorStatus(WireError::kLockTables));
+      AnswerFailure(items[i], i, EngineStatus::TableLocked());
     }
   }
 }

@@ -3,7 +3,7 @@
 #include "engine/core/open_index.h"
 
 #include "protocol/name_list.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 
 namespace rowsocket {
 namespace {
@@ -55,21 +55,21 @@ OpenIndex::OpenIndex(TableEntry* entry, std::string_view index, std::string_view
 
 OpenIndex::~OpenIndex() {}
 
-WireStatus OpenIndex::Resolve() {
-  if (resolved_generation_ == entry_->generation) return WireStatus::OK();
-  WireStatus s = ResolveNames();
+EngineStatus OpenIndex::Resolve() {
+  if (resolved_generation_ == entry_->generation) return EngineStatus::OK();
+  EngineStatus s = ResolveNames();
   if (s.ok()) resolved_generation_ = entry_->generation;
   return s;
 }
 
-WireStatus OpenIndex::ResolveNames() {
+EngineStatus OpenIndex::ResolveNames() {
   TABLE* table = entry_->table;
   TABLE_SHARE* share = table->s;
   // The empty name is the primary key too: clients send it for PRIMARY (the
   // original plugin's own tests do). A name no index has that is a decimal number
   // is the key's position in the table, as the original plugin reads it.
   if (index_name_ == "PRIMARY" || index_name_.empty()) {
-    if (share->primary_key >= MAX_KEY) return ErrorStatus(WireError::kIdxNum);
+    if (share->primary_key >= MAX_KEY) return EngineStatus::NoSuchIndex();
     key_number_ = share->primary_key;
   } else {
     uint k = 0;
@@ -81,11 +81,11 @@ WireStatus OpenIndex::ResolveNames() {
         index_name_.find_first_not_of("0123456789") == std::string::npos)
       k = std::min<uint>(static_cast<uint>(std::strtoul(index_name_.c_str(), nullptr, 10)),
                          share->keys);
-    if (k == share->keys) return ErrorStatus(WireError::kIdxNum);
+    if (k == share->keys) return EngineStatus::NoSuchIndex();
     key_number_ = k;
   }
 
-  if (!Readable(table->key_info[key_number_])) return ErrorStatus(WireError::kIdxType);
+  if (!Readable(table->key_info[key_number_])) return EngineStatus::IndexUnreadable();
   const KEY& k = table->key_info[key_number_];
   first_prefix_part_ = 0;
   while (first_prefix_part_ < k.user_defined_key_parts &&
@@ -95,18 +95,18 @@ WireStatus OpenIndex::ResolveNames() {
   // A column may be listed twice, but no list may be longer than the table is wide:
   // every listed column costs memory in each answer row.
   if (column_names_.size() > share->fields || filter_names_.size() > share->fields)
-    return ErrorStatus(WireError::kFld);
+    return EngineStatus::NoSuchColumn();
 
   columns_.clear();
   for (const std::string& name : column_names_) {
     Field* f = FindField(table, name);
-    if (f == nullptr) return ErrorStatus(WireError::kFld);
+    if (f == nullptr) return EngineStatus::NoSuchColumn();
     columns_.push_back(f);
   }
   filter_columns_.clear();
   for (const std::string& name : filter_names_) {
     Field* f = FindField(table, name);
-    if (f == nullptr) return ErrorStatus(WireError::kFld);
+    if (f == nullptr) return EngineStatus::NoSuchColumn();
     filter_columns_.push_back(f);
   }
 
@@ -133,7 +133,7 @@ WireStatus OpenIndex::ResolveNames() {
     else
       computed_beyond_ = true;
   }
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
 void EngineSession::Bind(uint32_t id, std::unique_ptr<IndexBinding> binding,
@@ -230,11 +230,11 @@ key_map OpenIndex::KeysChangedBy(const RowChange& change) const {
   return keys;
 }
 
-WireStatus OpenIndex::WriteRefusal(uint64_t columns) const {
-  if (entry_->table->triggers != nullptr) return ErrorStatus(WireError::kTriggers);
+EngineStatus OpenIndex::WriteRefusal(uint64_t columns) const {
+  if (entry_->table->triggers != nullptr) return EngineStatus::Triggers();
   if ((computed_columns_ & columns) != 0 || (computed_beyond_ && columns == ~uint64_t{0}))
-    return WireStatus::StorageCode(ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN);
-  return WireStatus::OK();
+    return EngineStatus::GeneratedColumn(ER_WARNING_NON_DEFAULT_VALUE_FOR_GENERATED_COLUMN);
+  return EngineStatus::OK();
 }
 
 bool ChangesScannedKey(const RowChange& change, OpenIndex* oi) {

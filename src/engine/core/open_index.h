@@ -19,7 +19,7 @@
 #include "engine/rows/row_spec.h"
 #include "engine/server_headers.h"
 #include "engine/core/table_cache.h"
-#include "protocol/wire_status.h"
+#include "protocol/engine_status.h"
 #include "seam/executor.h"
 
 namespace rowsocket {
@@ -34,7 +34,7 @@ class OpenIndex {
 
   // Resolves names against the table if it was (re)opened since the last call.
   // The table must be open.
-  WireStatus Resolve();
+  EngineStatus Resolve();
 
   TableEntry* entry() const { return entry_; }
   TABLE* table() const { return entry_->table; }
@@ -62,7 +62,7 @@ class OpenIndex {
   // system-versioning column (SQL's error 1906), any write to a table with
   // triggers (SQL would run them; rowsocket cannot). Decided when the names are
   // resolved, so that a write only reads it.
-  WireStatus WriteRefusal(uint64_t columns = ~uint64_t{0}) const;
+  EngineStatus WriteRefusal(uint64_t columns = ~uint64_t{0}) const;
 
   // The table's scratch buffers (see TableEntry).
   uchar* key_buffer() { return entry_->key_buffer.data(); }
@@ -70,7 +70,7 @@ class OpenIndex {
   uchar* key_record() { return entry_->key_record.data(); }
 
  private:
-  WireStatus ResolveNames();
+  EngineStatus ResolveNames();
   void FindChangedKeys();
 
   TableEntry* entry_;

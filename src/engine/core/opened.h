@@ -2,17 +2,17 @@
 // thing and the error answer that says why not.
 #pragma once
 
-#include "protocol/wire_status.h"
+#include "protocol/engine_status.h"
 
 namespace rowsocket {
 
 template <typename T>
 struct Opened {
   T* value = nullptr;
-  WireStatus error;  // OK when value is set
+  EngineStatus error;  // OK when value is set
 
-  static Opened Of(T* value) { return {value, WireStatus::OK()}; }
-  static Opened Failed(WireStatus error) { return {nullptr, error}; }
+  static Opened Of(T* value) { return {value, EngineStatus::OK()}; }
+  static Opened Failed(EngineStatus error) { return {nullptr, error}; }
   bool ok() const { return value != nullptr; }
 };
 

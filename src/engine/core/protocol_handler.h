@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "engine/server_headers.h"
-#include "protocol/wire_status.h"
+#include "protocol/engine_status.h"
 #include "seam/executor.h"
 
 namespace rowsocket {
@@ -49,7 +49,7 @@ struct ItemTraits {
 
 // What preparing an item decided.
 struct Prepared {
-  WireStatus status;           // the answer decided now, when `answered`
+  EngineStatus status;           // the answer decided now, when `answered`
   bool answered = false;       // nothing to run: Run writes the answer of `status`
   OpenIndex* index = nullptr;  // the index whose table the run uses (null: none)
 };
@@ -78,7 +78,7 @@ class ProtocolHandler {
   virtual bool Run(const BatchItem& item, size_t i, const Prepared& prepared) = 0;
   // Writes `status` (a failure the core met: a lock, a kill, a failed commit) as
   // the item's answer in the protocol's words.
-  virtual void AnswerFailure(const BatchItem& item, const WireStatus& status) = 0;
+  virtual void AnswerFailure(const BatchItem& item, const EngineStatus& status) = 0;
 
   // The lock-order plan (lock_order.cc). Whether prepared item `i` touches at most
   // the one row a whole key of prepared.index names, such that running it out of

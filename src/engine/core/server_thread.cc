@@ -2,7 +2,7 @@
 // Runs on a worker thread.
 #include "engine/core/server_thread.h"
 
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 #include "util/log.h"
 
 namespace rowsocket {
@@ -93,9 +93,9 @@ bool KilledByCluster(const THD* thd) {
          thd->wsrep_abort_by_kill == NOT_KILLED;
 }
 
-WireStatus KilledStatus(const THD* thd) {
-  if (KilledByCluster(thd)) return WireStatus::StorageCode(HA_ERR_LOCK_DEADLOCK);
-  return ErrorStatus(WireError::kKilled);
+EngineStatus KilledStatus(const THD* thd) {
+  if (KilledByCluster(thd)) return EngineStatus::Deadlock(HA_ERR_LOCK_DEADLOCK);
+  return EngineStatus::Killed();
 }
 
 bool ServerThread::ShutdownRequested() {

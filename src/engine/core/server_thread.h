@@ -7,7 +7,7 @@
 #pragma once
 
 #include "engine/server_headers.h"
-#include "protocol/wire_status.h"
+#include "protocol/engine_status.h"
 
 namespace rowsocket {
 
@@ -16,9 +16,9 @@ namespace rowsocket {
 // worker gives up a table's metadata lock on its next tick).
 bool KilledByCluster(const THD* thd);
 
-// The answer of a request that a KILL stopped: `killed`, or for a Galera cluster's
-// interruption the deadlock error (`149`), as SQL's statements get a deadlock there.
-WireStatus KilledStatus(const THD* thd);
+// What happened to a request that a KILL stopped: killed, or for a Galera cluster's
+// interruption a deadlock (HA_ERR_LOCK_DEADLOCK), as SQL's statements get there.
+EngineStatus KilledStatus(const THD* thd);
 
 class ServerThread {
  public:

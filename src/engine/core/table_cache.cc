@@ -3,7 +3,7 @@
 // closing them when DDL needs them. Runs on a worker thread, between batches.
 #include "engine/core/table_cache.h"
 
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 #include "util/log.h"
 
 namespace rowsocket {
@@ -22,7 +22,7 @@ bool ImpossibleName(std::string_view name) {
 
 Opened<TableEntry> TableCache::Get(std::string_view db, std::string_view name) {
   if (ImpossibleName(db) || ImpossibleName(name))
-    return Opened<TableEntry>::Failed(ErrorStatus(WireError::kOpenTable));
+    return Opened<TableEntry>::Failed(EngineStatus::TableOpenFailed());
   std::string key;
   key.reserve(db.size() + name.size() + 1);
   key.append(db).push_back('\0');
@@ -35,27 +35,27 @@ Opened<TableEntry> TableCache::Get(std::string_view db, std::string_view name) {
     auto e = std::make_unique<TableEntry>();
     e->db.assign(db);
     e->name.assign(name);
-    const WireStatus status = Open(e.get());
+    const EngineStatus status = Open(e.get());
     if (!status.ok()) return Opened<TableEntry>::Failed(status);  // not remembered
     entry = e.get();
     entries_.emplace(std::move(key), std::move(e));
     return Opened<TableEntry>::Of(entry);
   }
-  const WireStatus status = entry->table ? WireStatus::OK() : Open(entry);
+  const EngineStatus status = entry->table ? EngineStatus::OK() : Open(entry);
   return status.ok() ? Opened<TableEntry>::Of(entry) : Opened<TableEntry>::Failed(status);
 }
 
-WireStatus TableCache::Reopen(TableEntry* entry) {
-  return entry->table ? WireStatus::OK() : Open(entry);
+EngineStatus TableCache::Reopen(TableEntry* entry) {
+  return entry->table ? EngineStatus::OK() : Open(entry);
 }
 
-WireStatus TableCache::Open(TableEntry* entry) {
+EngineStatus TableCache::Open(TableEntry* entry) {
   std::string key = entry->db;
   key.push_back('\0');
   key.append(entry->name);
   if (lock_timed_out_.count(key) != 0) {
     met_lock_ = true;
-    return ErrorStatus(WireError::kOpenTable);
+    return EngineStatus::TableOpenFailed();
   }
   MakeRoom();
   LEX_CSTRING db{entry->db.c_str(), entry->db.size()};
@@ -87,7 +87,7 @@ WireStatus TableCache::Open(TableEntry* entry) {
     thd_->mdl_context.rollback_to_savepoint(savepoint);
     thd_->set_open_tables(saved_open_tables);
     thd_->clear_error();
-    return ErrorStatus(WireError::kOpenTable);
+    return EngineStatus::TableOpenFailed();
   }
   TABLE* table = tl.table;
   thd_->set_open_tables(saved_open_tables);
@@ -107,7 +107,7 @@ WireStatus TableCache::Open(TableEntry* entry) {
   ++entry->generation;
   ++open_count_;
   Log(LogLevel::kDebug, "opened table %s.%s", entry->db.c_str(), entry->name.c_str());
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
 // The tables rowsocket keeps open count against table_open_cache like any other:

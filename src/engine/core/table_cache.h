@@ -23,7 +23,7 @@
 
 #include "engine/core/opened.h"
 #include "engine/server_headers.h"
-#include "protocol/wire_status.h"
+#include "protocol/engine_status.h"
 
 namespace rowsocket {
 
@@ -65,7 +65,7 @@ class TableCache {
   // (possibly closed) for the cache's lifetime.
   Opened<TableEntry> Get(std::string_view db, std::string_view name);
   // Opens a closed entry again.
-  WireStatus Reopen(TableEntry* entry);
+  EngineStatus Reopen(TableEntry* entry);
 
   // Starts a batch at `now_ms`: a table whose metadata lock another thread held
   // (the worker's THD waits for no lock: lock_wait_timeout 0) is not tried again by
@@ -98,7 +98,7 @@ class TableCache {
 
 
  private:
-  WireStatus Open(TableEntry* entry);
+  EngineStatus Open(TableEntry* entry);
   void MakeRoom();
   void Close(TableEntry* entry);
 

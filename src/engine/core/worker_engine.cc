@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "protocol/name_list.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 #include "util/log.h"
 
 namespace rowsocket {
@@ -81,7 +81,7 @@ Opened<OpenIndex> WorkerEngine::OpenResolved(IndexBinding* binding) {
   const Opened<OpenIndex> opened = OpenForThisWorker(binding);
   if (!opened.ok()) return opened;
   OpenIndex* oi = opened.value;
-  WireStatus s = tables_.Reopen(oi->entry());
+  EngineStatus s = tables_.Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
   if (!s.ok()) return Opened<OpenIndex>::Failed(s);
   tables_.MarkUsed(oi->entry());
@@ -98,27 +98,27 @@ bool WorkerEngine::SchemaAllowed(std::string_view db) const {
 // read_only holds rowsocket's clients to it like SQL's ordinary users (rowsocket's
 // threads have every privilege; a replica's read_only must not let writes
 // through); Galera's refusal is ER_UNKNOWN_COM_ERROR, as SQL answers.
-WireStatus WorkerEngine::RefusedByServerState(bool writes) {
-  if (opt_readonly && writes) return WireStatus::StorageCode(ER_OPTION_PREVENTS_STATEMENT);
-  if (!WSREP_ON) return WireStatus::OK();
-  if (writes ? GaleraNodeReady() : GaleraNodeServesReads()) return WireStatus::OK();
+EngineStatus WorkerEngine::RefusedByServerState(bool writes) {
+  if (opt_readonly && writes) return EngineStatus::ReadOnly(ER_OPTION_PREVENTS_STATEMENT);
+  if (!WSREP_ON) return EngineStatus::OK();
+  if (writes ? GaleraNodeReady() : GaleraNodeServesReads()) return EngineStatus::OK();
   (writes ? stats_->galera_writes_refused : stats_->galera_reads_refused).Add();
-  return WireStatus::StorageCode(ER_UNKNOWN_COM_ERROR);
+  return EngineStatus::ClusterNotReady(ER_UNKNOWN_COM_ERROR);
 }
 
 // SQL refuses it with ER_LOCK_DEADLOCK: such rows would be certified by no key of
 // their own.
-WireStatus WorkerEngine::RefusedByGalera(bool writes, const OpenIndex* oi) {
-  if (!WSREP_ON || wsrep_certify_nonPK || !writes) return WireStatus::OK();
-  if (oi->table()->s->primary_key != MAX_KEY) return WireStatus::OK();
+EngineStatus WorkerEngine::RefusedByGalera(bool writes, const OpenIndex* oi) {
+  if (!WSREP_ON || wsrep_certify_nonPK || !writes) return EngineStatus::OK();
+  if (oi->table()->s->primary_key != MAX_KEY) return EngineStatus::OK();
   stats_->galera_writes_refused.Add();
-  return WireStatus::StorageCode(ER_LOCK_DEADLOCK);
+  return EngineStatus::ClusterRefused(ER_LOCK_DEADLOCK);
 }
 
 // Every failure is counted and logged, never a password.
-WireStatus WorkerEngine::LogIn(EngineSession* session, const Request& r,
+EngineStatus WorkerEngine::LogIn(EngineSession* session, const Request& r,
                                bool clear_password_allowed) {
-  const WireStatus status = accounts_.LogIn(&session->login, r, session->peer_address,
+  const EngineStatus status = accounts_.LogIn(&session->login, r, session->peer_address,
                                             session->tls || clear_password_allowed);
   session->SetAccount(session->login.AccountName());
   if (status.ok()) {
@@ -135,26 +135,26 @@ WireStatus WorkerEngine::LogIn(EngineSession* session, const Request& r,
   for (char& c : user)  // a client's bytes: nothing that could forge a log line
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   LogLimited(&failed, LogLevel::kWarning, "login refused (%.*s) for user '%s' from %s",
-             static_cast<int>(status.message().size()), status.message().data(),
+             static_cast<int>(status.Name().size()), status.Name().data(),
              user.c_str(), session->peer_address.c_str());
   return status;
 }
 
-WireStatus WorkerEngine::RefreshGrants(EngineSession* session, OpenIndex* oi,
+EngineStatus WorkerEngine::RefreshGrants(EngineSession* session, OpenIndex* oi,
                                        const std::vector<Field*>& filters,
                                        IndexGrants* grants) {
   AccountLogin* login = &session->login;
   if (!accounts_.Refresh(login, batch_start_ms_, kAccountMaxAgeMs)) {
     session->SetAccount("");
-    return ErrorStatus(WireError::kUnauth);
+    return EngineStatus::Unauthenticated();
   }
   accounts_.Check(login, oi->table(), oi->key_number(), oi->columns(), filters, grants);
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
-WireStatus WorkerEngine::CheckAccess(EngineSession* session, const AccessWanted& wanted) {
+EngineStatus WorkerEngine::CheckAccess(EngineSession* session, const AccessWanted& wanted) {
   static const std::vector<Field*> kNoFilters;
-  WireStatus s = RefreshGrants(session, wanted.index,
+  EngineStatus s = RefreshGrants(session, wanted.index,
                                wanted.filters != nullptr ? *wanted.filters : kNoFilters,
                                wanted.grants);
   if (!s.ok()) return s;
@@ -175,14 +175,14 @@ WireStatus WorkerEngine::CheckAccess(EngineSession* session, const AccessWanted&
     }
     if (wanted.insert_columns > ig->insert_columns) refused = "INSERT";
   }
-  if (refused == nullptr) return WireStatus::OK();
+  if (refused == nullptr) return EngineStatus::OK();
   stats_->requests_denied.Add();
   static LogLimit denied;
   LogLimited(&denied, LogLevel::kWarning, "%s denied to %s from %s on %.*s.%.*s", refused,
              session->login.AccountName().c_str(), session->peer_address.c_str(),
              static_cast<int>(wanted.db.size()), wanted.db.data(),
              static_cast<int>(wanted.table.size()), wanted.table.data());
-  return ErrorStatus(WireError::kDenied);
+  return EngineStatus::Denied();
 }
 
 }  // namespace rowsocket

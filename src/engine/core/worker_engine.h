@@ -91,27 +91,27 @@ class WorkerEngine {
   // What the server's state refuses, as it refuses SQL: read_only refuses writes;
   // a Galera node that is not ready refuses writes, and reads unless
   // wsrep_dirty_reads allows them.
-  WireStatus RefusedByServerState(bool writes);
+  EngineStatus RefusedByServerState(bool writes);
   // On a Galera node with wsrep_certify_nonPK=OFF, a write to a table without a
   // primary key, as SQL refuses it.
-  WireStatus RefusedByGalera(bool writes, const OpenIndex* oi);
+  EngineStatus RefusedByGalera(bool writes, const OpenIndex* oi);
 
   // An account login (`A 3`, `A 4`, SASL PLAIN as `A 4`) of the connection, counted
   // and logged; a refusal counts in its failed_logins. `clear_password_allowed`: a
   // password in clear (A 4, SASL PLAIN) is taken without TLS too
-  // (rowsocket_memcached_sasl_over_plain_tcp).
-  WireStatus LogIn(EngineSession* session, const Request& login,
+  // (where the listener's protocol has an option that says plain TCP will do).
+  EngineStatus LogIn(EngineSession* session, const Request& login,
                    bool clear_password_allowed = false);
   // Whether the account's grants allow what `wanted` says, as the server's grants
   // give them (accounts.h), at most a second old: `denied` (counted and logged) if
   // not, `unauth` if the account is gone.
-  WireStatus CheckAccess(EngineSession* session, const AccessWanted& wanted);
+  EngineStatus CheckAccess(EngineSession* session, const AccessWanted& wanted);
 
  private:
   // `grants` for `oi` (and filter columns `filters`) brought up to date with the
   // connection's login, itself rebuilt from the server's ACL once it is a second
   // old; `unauth` when the account has been dropped meanwhile (the login ends).
-  WireStatus RefreshGrants(EngineSession* session, OpenIndex* oi,
+  EngineStatus RefreshGrants(EngineSession* session, OpenIndex* oi,
                            const std::vector<Field*>& filters, IndexGrants* grants);
 
   const WorkerInfo info_;

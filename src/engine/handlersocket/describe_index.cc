@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "protocol/response.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 
 namespace rowsocket {
 namespace {
@@ -39,7 +39,7 @@ bool Privileges(Accounts* accounts, EngineSession* session, TABLE* table,
 
 }  // namespace
 
-WireStatus PrepareDescribe(const Request& r, TableCache* tables, Accounts* accounts,
+EngineStatus PrepareDescribe(const Request& r, TableCache* tables, Accounts* accounts,
                            EngineSession* session, uint64_t now_ms,
                            DescribeTarget* target) {
   const Opened<TableEntry> table = tables->Get(r.db, r.table);
@@ -48,19 +48,19 @@ WireStatus PrepareDescribe(const Request& r, TableCache* tables, Accounts* accou
   if (session->account_logins) {
     if (!accounts->Refresh(&session->login, now_ms, kAccountMaxAgeMs)) {
       session->SetAccount("");
-      return ErrorStatus(WireError::kUnauth);
+      return EngineStatus::Unauthenticated();
     }
     std::vector<privilege_t> privileges;
     if (!Privileges(accounts, session, table.value->table, &privileges))
-      return ErrorStatus(WireError::kDenied);
+      return EngineStatus::Denied();
   }
   // The index as `P` finds it by name (PRIMARY, empty, a name, a position).
   OpenIndex index(table.value, r.index, std::string_view(), std::string_view());
-  const WireStatus resolved = index.Resolve();
+  const EngineStatus resolved = index.Resolve();
   if (!resolved.ok()) return resolved;
   target->table = table.value;
   target->key_number = index.key_number();
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
 void AnswerDescribe(const DescribeTarget& target, Accounts* accounts,
@@ -69,12 +69,12 @@ void AnswerDescribe(const DescribeTarget& target, Accounts* accounts,
   std::vector<privilege_t> privileges;
   ResponseWriter w(out);
   if (table == nullptr) {  // (a table the batch uses stays open: never so)
-    w.Error(ErrorStatus(WireError::kOpenTable));
+    w.Error(EngineStatus::TableOpenFailed());
     return;
   }
   if (!Privileges(accounts, session, table, &privileges)) {
     // The grants changed between the passes (a REVOKE seen by a rebuilt login).
-    w.Error(ErrorStatus(WireError::kDenied));
+    w.Error(EngineStatus::Denied());
     return;
   }
   const KEY& key = table->key_info[target.key_number];

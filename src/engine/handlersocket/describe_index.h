@@ -21,7 +21,7 @@
 #include "engine/core/open_index.h"
 #include "engine/core/table_cache.h"
 #include "protocol/request.h"
-#include "protocol/wire_status.h"
+#include "protocol/engine_status.h"
 
 namespace rowsocket {
 
@@ -37,7 +37,7 @@ struct DescribeTarget {
 // columns; checked before the index, so that the account learns none of its
 // names), `idxnum`, `idxtype`, `unauth` (the account has been dropped). `now_ms`:
 // the batch's start, for the age of the account's privileges.
-WireStatus PrepareDescribe(const Request& r, TableCache* tables, Accounts* accounts,
+EngineStatus PrepareDescribe(const Request& r, TableCache* tables, Accounts* accounts,
                            EngineSession* session, uint64_t now_ms,
                            DescribeTarget* target);
 

@@ -6,7 +6,8 @@
 #include "engine/handlersocket/request_check.h"
 #include "engine/rows/row_io.h"
 #include "protocol/response.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
+#include "protocol/handlersocket_status.h"
 
 namespace rowsocket {
 namespace {
@@ -88,7 +89,7 @@ Prepared HandlerSocketHandler::Prepare(const BatchItem& item, size_t i) {
     case RequestType::kInsert:
       return PrepareRows(item);
     case RequestType::kInvalid:
-      p.status = r.error;
+      p.status = HsEngineStatus(r.error);
       break;
     case RequestType::kAuth:
       if (session->account_logins) p.status = LogIn(session, r, &values_[i]);
@@ -99,7 +100,7 @@ Prepared HandlerSocketHandler::Prepare(const BatchItem& item, size_t i) {
     case RequestType::kDescribe:
       describes_[i] = DescribeTarget();
       p.status = !engine_->SchemaAllowed(r.db)
-                     ? ErrorStatus(WireError::kForbidden)
+                     ? EngineStatus::SchemaForbidden()
                      : PrepareDescribe(r, &engine_->tables(), &engine_->accounts(), session,
                                        engine_->batch_start_ms(), &describes_[i]);
       break;
@@ -117,14 +118,14 @@ Prepared HandlerSocketHandler::PrepareRows(const BatchItem& item) {
   IndexBinding* binding = session->Find(r.index_id);
   const Opened<OpenIndex> bound = binding != nullptr
                                       ? engine_->OpenForThisWorker(binding)
-                                      : Opened<OpenIndex>::Failed(ErrorStatus(WireError::kStmtNum));
+                                      : Opened<OpenIndex>::Failed(EngineStatus::IndexNotOpen());
   p.answered = true;
   if (!bound.ok()) {
     p.status = bound.error;
     return p;
   }
   OpenIndex* oi = bound.value;
-  WireStatus s = engine_->tables().Reopen(oi->entry());
+  EngineStatus s = engine_->tables().Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
   if (s.ok()) s = CheckRequest(item.request, oi);
   if (s.ok() && session->account_logins) s = CheckGrants(session, binding, oi, r);
@@ -140,7 +141,7 @@ Prepared HandlerSocketHandler::PrepareRows(const BatchItem& item) {
 
 // rowsocket_auth=account: `A 2` answers a nonce; `A 3` and `A 4` log the connection
 // in as an account, or out.
-WireStatus HandlerSocketHandler::LogIn(EngineSession* session, const Request& r,
+EngineStatus HandlerSocketHandler::LogIn(EngineSession* session, const Request& r,
                                        std::string* value) {
   if (r.auth_type == "2") return engine_->accounts().Challenge(&session->login, r, value);
   return engine_->LogIn(session, r);
@@ -148,7 +149,7 @@ WireStatus HandlerSocketHandler::LogIn(EngineSession* session, const Request& r,
 
 // rowsocket_auth=account: every request on an index needs SELECT on what its `P`
 // named; writes need INSERT, UPDATE or DELETE as well, on the columns they write.
-WireStatus HandlerSocketHandler::CheckGrants(EngineSession* session, IndexBinding* binding,
+EngineStatus HandlerSocketHandler::CheckGrants(EngineSession* session, IndexBinding* binding,
                                              OpenIndex* oi, const Request& r) {
   AccessWanted wanted;
   wanted.index = oi;
@@ -168,11 +169,11 @@ WireStatus HandlerSocketHandler::CheckGrants(EngineSession* session, IndexBindin
 
 // A `P` binds again only once the new index resolves (and its grants allow it):
 // until then the id keeps what it was bound to.
-WireStatus HandlerSocketHandler::BindIndex(EngineSession* session, const Request& r) {
+EngineStatus HandlerSocketHandler::BindIndex(EngineSession* session, const Request& r) {
   const EngineOptions& options = engine_->options();
   if (r.index_id >= options.tunables->max_open_indexes.load(std::memory_order_relaxed))
-    return ErrorStatus(WireError::kStmtNum);
-  if (!engine_->SchemaAllowed(r.db)) return ErrorStatus(WireError::kForbidden);
+    return EngineStatus::IndexNotOpen();
+  if (!engine_->SchemaAllowed(r.db)) return EngineStatus::SchemaForbidden();
   auto binding = std::make_unique<IndexBinding>();
   binding->db = r.db;
   binding->table = r.table;
@@ -183,11 +184,11 @@ WireStatus HandlerSocketHandler::BindIndex(EngineSession* session, const Request
   if (!opened.ok()) return opened.error;
   OpenIndex* oi = opened.value;
   engine_->tables().MarkUsed(oi->entry());
-  WireStatus s = oi->Resolve();
+  EngineStatus s = oi->Resolve();
   if (s.ok() && session->account_logins) s = CheckGrants(session, binding.get(), oi, r);
   if (!s.ok()) return s;
   session->Bind(r.index_id, std::move(binding), engine_->retired());
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
 bool HandlerSocketHandler::Run(const BatchItem& item, size_t i, const Prepared& prepared) {
@@ -223,7 +224,7 @@ bool HandlerSocketHandler::Run(const BatchItem& item, size_t i, const Prepared& 
   return false;
 }
 
-void HandlerSocketHandler::AnswerFailure(const BatchItem& item, const WireStatus& status) {
+void HandlerSocketHandler::AnswerFailure(const BatchItem& item, const EngineStatus& status) {
   ResponseWriter(item.out).Error(status);
 }
 
@@ -249,11 +250,11 @@ void HandlerSocketHandler::CountLockTimeout(const BatchItem&) {
 
 void HandlerSocketHandler::CountResult(const Request& r, const RowResult& result) {
   WorkerStats* stats = engine_->stats();
-  switch (result.status.code()) {
-    case WireStatus::kOk: break;
-    case WireStatus::kStorage: stats->errors_storage.Add(); break;
-    case WireStatus::kBadRequest: stats->errors_request.Add(); break;
-    case WireStatus::kUnauthorized: stats->errors_auth.Add(); break;
+  switch (result.status.category()) {
+    case EngineStatus::kOk: break;
+    case EngineStatus::kStorage: stats->errors_storage.Add(); break;
+    case EngineStatus::kBadRequest: stats->errors_request.Add(); break;
+    case EngineStatus::kUnauthorized: stats->errors_auth.Add(); break;
   }
   if (result.engine_error == HA_ERR_LOCK_WAIT_TIMEOUT) stats->lock_wait_timeouts.Add();
   if (result.engine_error == HA_ERR_LOCK_DEADLOCK) stats->deadlocks.Add();

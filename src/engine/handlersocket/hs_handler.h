@@ -27,7 +27,7 @@ class HandlerSocketHandler : public ProtocolHandler {
   void BeginBatch(size_t count) override;
   Prepared Prepare(const BatchItem& item, size_t i) override;
   bool Run(const BatchItem& item, size_t i, const Prepared& prepared) override;
-  void AnswerFailure(const BatchItem& item, const WireStatus& status) override;
+  void AnswerFailure(const BatchItem& item, const EngineStatus& status) override;
   bool TouchesOneRow(const BatchItem& item, size_t i, const Prepared& prepared) override;
   bool CopyRowKey(const BatchItem& item, size_t i, const Prepared& prepared,
                   uchar* out) override;
@@ -35,12 +35,12 @@ class HandlerSocketHandler : public ProtocolHandler {
 
  private:
   // A `P`: binds index id r.index_id of the connection to the index it names.
-  WireStatus BindIndex(EngineSession* session, const Request& r);
+  EngineStatus BindIndex(EngineSession* session, const Request& r);
   // `A`: a nonce (`A 2`, into *value) or a login (`A 3`, `A 4`).
-  WireStatus LogIn(EngineSession* session, const Request& r, std::string* value);
+  EngineStatus LogIn(EngineSession* session, const Request& r, std::string* value);
   // A find or an insert on its bound index, resolved and checked.
   Prepared PrepareRows(const BatchItem& item);
-  WireStatus CheckGrants(EngineSession* session, IndexBinding* binding, OpenIndex* oi,
+  EngineStatus CheckGrants(EngineSession* session, IndexBinding* binding, OpenIndex* oi,
                          const Request& r);
   void CountResult(const Request& r, const RowResult& result);
 

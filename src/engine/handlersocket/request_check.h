@@ -8,7 +8,7 @@
 
 #include "engine/core/open_index.h"
 #include "protocol/request.h"
-#include "protocol/wire_status.h"
+#include "protocol/engine_status.h"
 
 namespace rowsocket {
 
@@ -27,6 +27,6 @@ namespace rowsocket {
 // Values past the index's columns (an insert's or a modify's) are dropped from `r`,
 // as the original plugin drops them: every later step may rely on one value per
 // column at most.
-WireStatus CheckRequest(Request* r, OpenIndex* oi);
+EngineStatus CheckRequest(Request* r, OpenIndex* oi);
 
 }  // namespace rowsocket

@@ -6,7 +6,7 @@
 #include "engine/rows/row_requests.h"
 
 #include "engine/rows/row_io.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 
 namespace rowsocket {
 namespace {
@@ -84,10 +84,10 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   const bool rows_answer = r.modify == ModifyOp::kNone || r.return_rows;
   if (rows_answer) w->BeginRows(static_cast<uint32_t>(columns.size()));
   const uint64_t max_answer = tunables_->max_answer_size.load(std::memory_order_relaxed);
-  auto answer_row = [&](size_t) -> WireStatus {
+  auto answer_row = [&](size_t) -> EngineStatus {
     for (Field* f : columns) WriteField(f, w, &scratch_);
-    if (max_answer != 0 && w->Mark() - mark > max_answer) return ErrorStatus(WireError::kAnswerSize);
-    return WireStatus::OK();
+    if (max_answer != 0 && w->Mark() - mark > max_answer) return EngineStatus::TooBig();
+    return EngineStatus::OK();
   };
   const RowTaker take(answer_row);
   const RowResult result = Modify(hs_spec_, hs_change_, oi, rows_answer ? &take : nullptr);

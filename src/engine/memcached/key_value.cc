@@ -1,16 +1,18 @@
 // KeyValue: memcached's commands as typed row operations on a container (see
-// key_value.h).
+// key_value.h): the containers and their keys, the CAS, the row steps every command
+// is made of (read an item, update, insert, delete or change some columns of its row,
+// with the write refusals of the container's index), and Run, which hands a command to
+// its kind: retrievals (key_value_get.cc), the commands that change an item
+// (key_value_store.cc). Runs on a worker thread inside a batch.
 #include "engine/memcached/key_value.h"
 
-#include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <ctime>
 
 #include "engine/rows/row_io.h"
+#include "protocol/engine_status.h"
 #include "protocol/memcached_commands.h"
-#include "protocol/wire_errors.h"
 
 namespace rowsocket {
 namespace {
@@ -24,12 +26,6 @@ bool Expired(int64_t expires, int64_t now) { return expires != 0 && expires <= n
 // The index columns of a write of the first `n` (a bit by column, see
 // OpenIndex::WriteRefusal).
 uint64_t FirstColumns(size_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
-
-void AppendNumber(std::string* to, uint64_t n) {
-  char digits[24];
-  auto r = std::to_chars(digits, digits + sizeof digits, n);
-  to->append(digits, static_cast<size_t>(r.ptr - digits));
-}
 
 }  // namespace
 
@@ -92,9 +88,7 @@ uint64_t KeyValue::NextCas() {
 bool KeyValue::Failed(const RowResult& row, KvResult* result) {
   if (row.status.ok()) return false;
   result->outcome = McOutcome::kError;
-  result->status = McStatus::kOutOfMemory;  // memcached's "temporary failure" status
-  result->error = "SERVER_ERROR " + std::to_string(static_cast<int>(row.status.code())) + " " +
-                  std::string(row.status.message());
+  result->status = row.status;
   return true;
 }
 
@@ -109,7 +103,7 @@ KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* 
       AppendFieldText(lookup->columns()[static_cast<size_t>(text_of)], &scratch_, &column_text_);
     }
     found = true;
-    return WireStatus::OK();
+    return EngineStatus::OK();
   });
   if (Failed(row, result) || !found) return Found::kMissing;
   return Dead(*item, Now()) ? Found::kExpired : Found::kPresent;
@@ -174,10 +168,8 @@ bool KeyValue::RowValues(const KvItem& item, std::vector<RowValue>* values, KvRe
     const size_t at = c.separator.empty() ? std::string_view::npos : rest.find(c.separator);
     if (at == std::string_view::npos) {
       result->outcome = McOutcome::kError;
-      result->status = McStatus::kInvalidArguments;
-      result->error = "CLIENT_ERROR the value must have " +
-                      std::to_string(c.value_columns.size()) + " fields separated by '" +
-                      c.separator + "'";
+      result->status =
+          EngineStatus::ValueShape(static_cast<int>(c.value_columns.size()), c.separator);
       return false;
     }
     values->push_back(RowValue::Bytes(rest.substr(0, at)));
@@ -209,7 +201,7 @@ bool KeyValue::Change(std::string_view key, OpenIndex* lookup, KvResult* result,
     for (uint32_t column : change_.columns)
       written |= column < 64 ? uint64_t{1} << column : ~uint64_t{0};
   }
-  const WireStatus refusal = lookup->WriteRefusal(written);
+  const EngineStatus refusal = lookup->WriteRefusal(written);
   if (!refusal.ok()) return !Failed(RowResult{refusal}, result);
   FindKey(key);
   const RowResult row = rows_->Modify(spec_, change_, lookup);
@@ -222,7 +214,7 @@ bool KeyValue::Insert(std::string_view key, const KvItem& item, OpenIndex* inser
   values_.clear();
   values_.push_back(RowValue::Bytes(KvRowKey(key)));
   if (!RowValues(item, &values_, result)) return false;
-  const WireStatus refusal = insert->WriteRefusal(FirstColumns(values_.size()));
+  const EngineStatus refusal = insert->WriteRefusal(FirstColumns(values_.size()));
   if (!refusal.ok()) return !Failed(RowResult{refusal}, result);
   const RowResult row = rows_->Insert(values_, insert);
   *duplicate = row.engine_error == HA_ERR_FOUND_DUPP_KEY;
@@ -248,8 +240,7 @@ void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex*
     for (std::string_view key : mc.keys) {
       if (!HoldsExactly(key_column_, KvRowKey(key), &scratch_)) {
         result->outcome = McOutcome::kError;
-        result->status = McStatus::kInvalidArguments;
-        result->error = "CLIENT_ERROR key is not a value of the key column";
+        result->status = EngineStatus::NotAKey();
         return;
       }
     }
@@ -276,188 +267,12 @@ void KeyValue::Run(const McRequest& mc, const KvContainer& container, OpenIndex*
       return Remove(mc, lookup, result);
     default:
       result->outcome = McOutcome::kError;
-      result->status = McStatus::kUnknownCommand;
-      result->error = "ERROR";
+      result->status = EngineStatus::UnknownCommand();
   }
 }
 
 bool KeyValue::IsRetrieval(McCommand command) {
   return McCommandProperties(command).retrieves;
-}
-
-// set, add, replace, append, prepend, cas (and ms in those modes).
-void KeyValue::Store(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert,
-                     KvResult* result) {
-  if (mc.store == McStoreMode::kSet) return Set(mc, lookup, insert, result);
-  const std::string_view key = mc.keys[0];
-  // append and prepend change one value column: they read its text too.
-  const int extended = mc.store == McStoreMode::kAppend
-                           ? static_cast<int>(container_->value_columns.size()) - 1
-                           : (mc.store == McStoreMode::kPrepend ? 0 : -1);
-  KvItem stored;
-  const Found found = Read(key, lookup, &stored, result, extended);
-  if (result->outcome == McOutcome::kError) return;
-  const bool live = found == Found::kPresent;
-  KvItem item;
-  item.key = key;
-  item.flags = mc.flags;
-  item.expires = KvExpiry(mc.exptime, Now());
-  item.value.assign(mc.value);
-  switch (mc.store) {
-    case McStoreMode::kAdd:
-      if (live) {
-        result->outcome = McOutcome::kNotStored;
-        return;
-      }
-      break;
-    case McStoreMode::kReplace:
-      if (!live) {
-        result->outcome = McOutcome::kNotStored;
-        return;
-      }
-      break;
-    case McStoreMode::kAppend:
-    case McStoreMode::kPrepend:
-      if (!live) {
-        result->outcome = McOutcome::kNotStored;
-        return;
-      }
-      return Extend(mc, std::move(stored), static_cast<uint32_t>(extended), lookup, result);
-    case McStoreMode::kCas:
-      if (!live) {
-        result->outcome = McOutcome::kMiss;
-        return;
-      }
-      if (stored.cas != mc.cas) {
-        result->outcome = McOutcome::kExists;
-        return;
-      }
-      break;
-    default:  // set
-      break;
-  }
-  item.cas = NewCas(item);
-  if (found != Found::kMissing) {
-    if (Update(key, item, lookup, result)) {
-      result->outcome = McOutcome::kSuccess;
-      result->items.push_back(std::move(item));
-    }
-    return;
-  }
-  bool duplicate = false;
-  if (Insert(key, item, insert, result, &duplicate)) {
-    result->outcome = McOutcome::kSuccess;
-    result->items.push_back(std::move(item));
-  } else if (duplicate) {
-    // Another transaction inserted the key since it was read: add loses; set
-    // replaces what it wrote (the row is locked from here on).
-    if (mc.store == McStoreMode::kAdd) {
-      result->outcome = McOutcome::kNotStored;
-    } else if (Update(key, item, lookup, result)) {
-      result->outcome = McOutcome::kSuccess;
-      result->items.push_back(std::move(item));
-    }
-  }
-}
-
-// set (and ms in set mode) needs nothing of the row it replaces: one update of the key,
-// and an insert only when no row matched (then, if another transaction inserted the
-// key meanwhile, the update again: the row is locked from there on).
-void KeyValue::Set(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert, KvResult* result) {
-  const std::string_view key = mc.keys[0];
-  KvItem item;
-  item.key = key;
-  item.flags = mc.flags;
-  item.expires = KvExpiry(mc.exptime, Now());
-  item.value.assign(mc.value);
-  item.cas = NewCas(item);
-  uint64_t matched = 0;
-  if (!Update(key, item, lookup, result, &matched)) return;
-  bool stored = matched > 0;
-  if (!stored) {
-    bool duplicate = false;
-    stored = Insert(key, item, insert, result, &duplicate);
-    if (!stored && duplicate) stored = Update(key, item, lookup, result);
-  }
-  if (!stored) return;
-  result->outcome = McOutcome::kSuccess;
-  result->items.push_back(std::move(item));
-}
-
-// incr, decr, ma: memcached's 64-bit unsigned rules (McApplyDelta).
-void KeyValue::Arithmetic(const McRequest& mc, OpenIndex* lookup, OpenIndex* insert,
-                          KvResult* result) {
-  const std::string_view key = mc.keys[0];
-  KvItem item;
-  const Found found = Read(key, lookup, &item, result);
-  if (result->outcome == McOutcome::kError) return;
-  if (found != Found::kPresent) {
-    if (!mc.vivify) {
-      result->outcome = McOutcome::kMiss;
-      return;
-    }
-    // ma with N (binary incr/decr with an initial value): the item is created.
-    item = KvItem();
-    item.key = key;
-    AppendNumber(&item.value, mc.initial);
-    item.expires = KvExpiry(mc.vivify_exptime, Now());
-    item.cas = NewCas(item);
-    bool duplicate = false;
-    if (found == Found::kExpired ? Update(key, item, lookup, result)
-                                 : Insert(key, item, insert, result, &duplicate)) {
-      result->outcome = McOutcome::kSuccess;
-      result->number = mc.initial;
-      result->items.push_back(std::move(item));
-    } else if (duplicate) {
-      result->outcome = McOutcome::kError;
-      result->status = McStatus::kOutOfMemory;
-      result->error = "SERVER_ERROR the item was created meanwhile; try again";
-    }
-    return;
-  }
-  // The number is the item's value: a container of several value columns joins
-  // them with its separator, which is no number.
-  const McDeltaResult delta = McApplyDelta(item.value, mc.decrement, mc.delta);
-  if (!delta.numeric || container_->value_columns.size() != 1) {
-    result->outcome = McOutcome::kError;
-    result->status = McStatus::kNonNumeric;
-    result->error = std::string(kMcNonNumericError);
-    return;
-  }
-  item.value.assign(delta.text());
-  item.cas = NewCas(item);
-  if (!ChangeColumn(item, 0, item.value, lookup, result)) return;
-  result->outcome = McOutcome::kSuccess;
-  result->number = delta.value;
-  result->items.push_back(std::move(item));
-}
-
-// touch changes the expiry time only, and keeps the CAS, as memcached's does.
-void KeyValue::Touch(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
-  const std::string_view key = mc.keys[0];
-  KvItem item;
-  if (Read(key, lookup, &item, result) != Found::kPresent) {
-    if (result->outcome != McOutcome::kError) result->outcome = McOutcome::kMiss;
-    return;
-  }
-  item.expires = KvExpiry(mc.exptime, Now());
-  if (ChangeExpiry(item, lookup, result)) result->outcome = McOutcome::kSuccess;
-}
-
-// append (prepend): the data goes at the end of the last value column (the start of
-// the first), whose NULL reads as empty, as in the item's value; the other value
-// columns, the flags and the expiry time stay as they are. The item's value is the
-// old one with the data at its end (start), as memcached's.
-void KeyValue::Extend(const McRequest& mc, KvItem item, uint32_t column, OpenIndex* lookup,
-                      KvResult* result) {
-  const bool append = mc.store == McStoreMode::kAppend;
-  const std::string text = append ? column_text_ + std::string(mc.value)
-                                  : std::string(mc.value) + column_text_;
-  item.value = append ? item.value + std::string(mc.value) : std::string(mc.value) + item.value;
-  item.cas = NewCas(item);
-  if (!ChangeColumn(item, column, text, lookup, result)) return;
-  result->outcome = McOutcome::kSuccess;
-  result->items.push_back(std::move(item));
 }
 
 // The positions of the CAS, flags and expiry columns in the lookup index (after the
@@ -491,147 +306,6 @@ bool KeyValue::ChangeExpiry(const KvItem& item, OpenIndex* lookup, KvResult* res
   change_.columns.push_back(ExpiresAt());
   change_.values.push_back(RowValue::Unsigned(static_cast<uint64_t>(item.expires)));
   return Change(item.key, lookup, result);
-}
-
-// delete, md: an expired item is deleted too, and answered as a miss.
-void KeyValue::Remove(const McRequest& mc, OpenIndex* lookup, KvResult* result) {
-  const std::string_view key = mc.keys[0];
-  KvItem item;
-  const Found found = Read(key, lookup, &item, result);
-  if (result->outcome == McOutcome::kError) return;
-  if (found == Found::kMissing) {
-    result->outcome = McOutcome::kMiss;
-    return;
-  }
-  if (mc.cas != 0 && item.cas != mc.cas && found == Found::kPresent) {
-    result->outcome = McOutcome::kExists;
-    return;
-  }
-  if (!Delete(key, lookup, result)) return;
-  result->outcome = found == Found::kPresent ? McOutcome::kSuccess : McOutcome::kMiss;
-}
-
-}  // namespace rowsocket
-
-namespace rowsocket {
-namespace {
-
-McMetaItem MetaItemOf(const KvItem& item, int64_t now) {
-  McMetaItem meta;
-  meta.flags = item.flags;
-  meta.cas = item.cas;
-  meta.ttl = item.expires == 0 ? -1 : std::max<int64_t>(0, item.expires - now);
-  meta.size = item.value.size();
-  return meta;
-}
-
-// The text and meta answers.
-void WriteText(const McRequest& mc, const KvResult& result, std::string* out) {
-  McTextWriter w(out);
-  const bool meta = mc.framing == McFraming::kMeta;
-  if (result.outcome == McOutcome::kError) return w.Line(result.error);
-  switch (mc.command) {
-    case McCommand::kGet:
-    case McCommand::kGets:
-    case McCommand::kGat:
-    case McCommand::kGats: {
-      const bool with_cas = mc.command == McCommand::kGets || mc.command == McCommand::kGats;
-      for (const KvItem& item : result.items) {
-        if (with_cas)
-          w.ValueWithCas(item.key, item.flags, item.value, item.cas);
-        else
-          w.Value(item.key, item.flags, item.value);
-      }
-      return w.Reply(McTextReply::kEnd);
-    }
-    case McCommand::kMetaGet: {
-      if (result.items.empty()) return w.MetaStatus("EN", mc, nullptr);
-      const McMetaItem item = MetaItemOf(result.items[0], static_cast<int64_t>(std::time(nullptr)));
-      if (mc.meta.Has('v')) return w.MetaValue(mc, item, result.items[0].value);
-      return w.MetaStatus("HD", mc, &item);
-    }
-    case McCommand::kMetaDebug: {
-      // What memcached's `me` says of an item, as far as a row knows it: no last
-      // access time (la=0), never fetched, slab class 1, and the item's bytes.
-      if (result.items.empty()) return w.MetaStatus("EN", mc, nullptr);
-      const KvItem& item = result.items[0];
-      const McMetaItem meta = MetaItemOf(item, static_cast<int64_t>(std::time(nullptr)));
-      std::string details = "exp=" + std::to_string(meta.ttl) + " la=0 cas=" +
-                            std::to_string(item.cas) + " fetch=no cls=1 size=" +
-                            std::to_string(item.key.size() + item.value.size());
-      return w.MetaDebug(mc, details);
-    }
-    case McCommand::kMetaArithmetic: {
-      if (result.outcome == McOutcome::kMiss) return w.MetaStatus("NF", mc, nullptr);
-      const McMetaItem item = MetaItemOf(result.items[0], static_cast<int64_t>(std::time(nullptr)));
-      if (mc.meta.Has('v')) return w.MetaValue(mc, item, result.items[0].value);
-      return w.MetaStatus("HD", mc, &item);
-    }
-    case McCommand::kIncr:
-    case McCommand::kDecr:
-      if (result.outcome == McOutcome::kMiss) return w.Reply(McTextReply::kNotFound);
-      return w.Number(result.number);
-    default:
-      break;
-  }
-  const McMetaItem* item = nullptr;
-  McMetaItem stored;
-  if (!result.items.empty()) {
-    stored = MetaItemOf(result.items[0], static_cast<int64_t>(std::time(nullptr)));
-    item = &stored;
-  }
-  switch (result.outcome) {
-    case McOutcome::kSuccess:
-      if (meta) return w.MetaStatus("HD", mc, item);
-      if (mc.command == McCommand::kDelete) return w.Reply(McTextReply::kDeleted);
-      if (mc.command == McCommand::kTouch) return w.Reply(McTextReply::kTouched);
-      return w.Reply(McTextReply::kStored);
-    case McOutcome::kNotStored:
-      return meta ? w.MetaStatus("NS", mc, nullptr) : w.Reply(McTextReply::kNotStored);
-    case McOutcome::kExists:
-      return meta ? w.MetaStatus("EX", mc, nullptr) : w.Reply(McTextReply::kExists);
-    default:  // a miss
-      return meta ? w.MetaStatus("NF", mc, nullptr) : w.Reply(McTextReply::kNotFound);
-  }
-}
-
-void WriteBinary(const McRequest& mc, const KvResult& result, std::string* out) {
-  McBinaryWriter w(out);
-  if (result.outcome == McOutcome::kError) return w.Error(mc, result.status);
-  const KvItem* item = result.items.empty() ? nullptr : &result.items[0];
-  switch (result.outcome) {
-    case McOutcome::kSuccess:
-      switch (mc.command) {
-        case McCommand::kGet:
-        case McCommand::kGat:
-          return w.Hit(mc, item->flags, item->cas, item->value);
-        case McCommand::kIncr:
-        case McCommand::kDecr:
-          return w.Counter(mc, result.number, item->cas);
-        default:
-          return w.Success(mc, item != nullptr ? item->cas : 0);
-      }
-    case McOutcome::kMiss:
-      if (mc.command == McCommand::kGet || mc.command == McCommand::kGat) return w.Miss(mc);
-      return w.Error(mc, McStatus::kKeyNotFound);
-    case McOutcome::kNotStored:
-      // As memcached answers in binary: add finds the key, replace misses it.
-      if (mc.store == McStoreMode::kAdd) return w.Error(mc, McStatus::kKeyExists);
-      if (mc.store == McStoreMode::kReplace) return w.Error(mc, McStatus::kKeyNotFound);
-      return w.Error(mc, McStatus::kNotStored);
-    case McOutcome::kExists:
-      return w.Error(mc, McStatus::kKeyExists);
-    default:
-      return w.Error(mc, result.status);
-  }
-}
-
-}  // namespace
-
-void WriteKvAnswer(const McRequest& mc, const KvResult& result, std::string* out) {
-  if (!mc.WantsAnswer(result.outcome)) return;
-  if (mc.framing == McFraming::kBinary) return WriteBinary(mc, result, out);
-  WriteText(mc, result, out);
 }
 
 }  // namespace rowsocket

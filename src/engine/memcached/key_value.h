@@ -42,6 +42,7 @@
 
 #include "engine/core/open_index.h"
 #include "engine/rows/row_requests.h"
+#include "protocol/engine_status.h"
 #include "protocol/memcached.h"
 #include "protocol/memcached_response.h"
 #include "seam/memcached_counters.h"
@@ -90,8 +91,7 @@ struct KvResult {
   McOutcome outcome = McOutcome::kSuccess;
   std::vector<KvItem> items;  // retrieval: the hits, in key order
   uint64_t number = 0;        // incr/decr: the new value
-  std::string error;          // kError: the answer line (CLIENT_ERROR ..., SERVER_ERROR ...)
-  McStatus status = McStatus::kOk;  // kError: the binary status
+  EngineStatus status;        // kError: what happened (memcached_status.h spells it)
 };
 
 class KeyValue {
@@ -107,8 +107,8 @@ class KeyValue {
   // CAS is below `flushed_below` (every item, in a container without a CAS column)
   // are flushed (KvFlushes): missing, as expired items are; 0: none is. A retrieval
   // whose answer would pass rowsocket_max_answer_size (its items' keys and values,
-  // and kKvItemFraming bytes each) answers memcached's `SERVER_ERROR out of memory
-  // writing get response` instead, and keeps none of them.
+  // and kKvItemFraming bytes each) ends with EngineStatus::TooBig() instead, and
+  // keeps none of them.
   void Run(const McRequest& mc, const KvContainer& container, OpenIndex* lookup,
            OpenIndex* insert, KvResult* result, uint64_t flushed_below = 0);
 

@@ -6,8 +6,9 @@
 
 #include "engine/memcached/key_value.h"
 #include "engine/rows/row_io.h"
+#include "protocol/engine_status.h"
 #include "protocol/memcached_commands.h"
-#include "protocol/wire_errors.h"
+#include "protocol/memcached_status.h"
 
 namespace rowsocket {
 namespace {
@@ -82,7 +83,7 @@ McOutcome KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::st
     const int64_t item_expires = expires == nullptr ? 0 : FieldNumber<int64_t>(expires, &scratch_);
     if (Expired(item_expires, now) || (flushed_below_ != 0 && item_cas < flushed_below_)) {
       NoteDead(item_expires, now);
-      return WireStatus::OK();
+      return EngineStatus::OK();
     }
     const uint32_t item_flags = flags == nullptr ? 0 : FieldNumber<uint32_t>(flags, &scratch_);
     const std::string_view data = FieldText(value, &scratch_);
@@ -90,24 +91,18 @@ McOutcome KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::st
     answer_size += key.size() + data.size() + kKvItemFraming;
     if (max_answer != 0 && answer_size > max_answer) {
       too_large = true;
-      return ErrorStatus(WireError::kAnswerSize);
+      return EngineStatus::TooBig();
     }
     if (with_cas)
       w.ValueWithCas(key, item_flags, data, item_cas);
     else
       w.Value(key, item_flags, data);
     ++hits_;
-    return WireStatus::OK();
+    return EngineStatus::OK();
   });
-  if (too_large) {
+  if (!row.status.ok()) {  // (too large, or the read failed)
     out->resize(mark);
-    w.Line("SERVER_ERROR out of memory writing get response");
-    return McOutcome::kError;
-  }
-  KvResult failed;
-  if (Failed(row, &failed)) {
-    out->resize(mark);
-    w.Line(failed.error);
+    w.Line(McTextError(too_large ? EngineStatus::TooBig() : row.status));
     return McOutcome::kError;
   }
   w.Reply(McTextReply::kEnd);
@@ -132,22 +127,21 @@ void KeyValue::Retrieve(const McRequest& mc, OpenIndex* lookup, KvResult* result
     ItemOfRow(mc.keys[in_keys_[in]], lookup, &item);
     if (Dead(item, now)) {
       NoteDead(item.expires, now);
-      return WireStatus::OK();
+      return EngineStatus::OK();
     }
     answer_size += item.key.size() + item.value.size() + kKvItemFraming;
     if (max_answer != 0 && answer_size > max_answer) {
       too_large = true;
-      return ErrorStatus(WireError::kAnswerSize);
+      return EngineStatus::TooBig();
     }
     result->items.push_back(std::move(item));
-    return WireStatus::OK();
+    return EngineStatus::OK();
   });
   if (too_large) {
     result->items.clear();
     result->items.shrink_to_fit();
     result->outcome = McOutcome::kError;
-    result->status = McStatus::kOutOfMemory;
-    result->error = "SERVER_ERROR out of memory writing get response";
+    result->status = EngineStatus::TooBig();
     return;
   }
   if (Failed(row, result)) {

@@ -38,7 +38,7 @@ void KeyValue::FindExpired(OpenIndex* sweep, uint32_t budget, std::string* curso
     cursor->clear();
     AppendFieldText(key, &scratch_, cursor);
     if (Expired(FieldNumber<int64_t>(expires, &scratch_), now)) expired_.push_back(*cursor);
-    return WireStatus::OK();
+    return EngineStatus::OK();
   });
   if (!row.status.ok()) expired_.clear();
   if (!row.status.ok() || examined < budget) cursor->clear();
@@ -57,7 +57,7 @@ bool KeyValue::FindFlushed(const KvContainer& container, OpenIndex* scan, uint32
     AppendFieldText(key, &scratch_, cursor);
     if (cas == nullptr || FieldNumber<uint64_t>(cas, &scratch_) < below)
       expired_.push_back(*cursor);
-    return WireStatus::OK();
+    return EngineStatus::OK();
   });
   if (!row.status.ok()) expired_.clear();
   if (!row.status.ok() || examined < budget) cursor->clear();
@@ -76,7 +76,7 @@ uint64_t KeyValue::DeleteFlushed(const KvContainer& container, OpenIndex* lookup
     bool flushed = false;
     const RowResult locked = rows_->Read(spec_, lookup, [&](size_t) {
       flushed = cas == nullptr || FieldNumber<uint64_t>(cas, &scratch_) < below;
-      return WireStatus::OK();
+      return EngineStatus::OK();
     });
     if (!locked.status.ok()) return deleted;
     if (!flushed) continue;
@@ -99,7 +99,7 @@ uint64_t KeyValue::DeleteExpired(OpenIndex* lookup) {
     bool still_expired = false;
     const RowResult locked = rows_->Read(spec_, lookup, [&](size_t) {
       still_expired = Expired(FieldNumber<int64_t>(expires, &scratch_), now);
-      return WireStatus::OK();
+      return EngineStatus::OK();
     });
     if (!locked.status.ok()) break;
     if (!still_expired) continue;

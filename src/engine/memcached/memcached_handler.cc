@@ -16,7 +16,7 @@
 #include "protocol/memcached_stats.h"
 #include "protocol/memcached_status.h"
 #include "protocol/name_list.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 #include "util/log.h"
 
 namespace rowsocket {
@@ -178,17 +178,17 @@ Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
 }
 
 // (Under the mapping's own name: every spelling of one container shares a binding.)
-WireStatus MemcachedHandler::BoundContainer(EngineSession* session,
+EngineStatus MemcachedHandler::BoundContainer(EngineSession* session,
                                             const KvContainer& container,
                                             ContainerBinding** bound) {
-  if (!engine_->SchemaAllowed(container.db)) return ErrorStatus(WireError::kForbidden);
+  if (!engine_->SchemaAllowed(container.db)) return EngineStatus::SchemaForbidden();
   std::unique_ptr<ContainerBinding>& binding = KvSessionOf(session)->containers[container.name];
   if (!binding) {
     binding = std::make_unique<ContainerBinding>();
     session->open_indexes.Add();  // (OPEN_INDEXES: a key-value connection's containers)
   }
   *bound = binding.get();
-  if (binding->lookup && binding->container == container) return WireStatus::OK();
+  if (binding->lookup && binding->container == container) return EngineStatus::OK();
   return BindContainer(binding.get(), container);
 }
 
@@ -272,7 +272,7 @@ void MemcachedHandler::PublishCacheSizes() {
 // of its key column (on a system-versioned table the server adds the end of the
 // row's period to every unique key: a find of the key skips history rows). What the
 // binding had opened before is retired (a step of this batch may still use it).
-WireStatus MemcachedHandler::BindContainer(ContainerBinding* binding, const KvContainer& container) {
+EngineStatus MemcachedHandler::BindContainer(ContainerBinding* binding, const KvContainer& container) {
   for (std::unique_ptr<IndexBinding>* b : {&binding->lookup, &binding->insert}) {
     engine_->Retire(b->get());
     b->reset();
@@ -280,7 +280,7 @@ WireStatus MemcachedHandler::BindContainer(ContainerBinding* binding, const KvCo
   TableCache& tables = engine_->tables();
   const Opened<TableEntry> table = tables.Get(container.db, container.table);
   if (!table.ok()) return table.error;
-  WireStatus s = tables.Reopen(table.value);
+  EngineStatus s = tables.Reopen(table.value);
   if (!s.ok()) return s;
   const TABLE* t = table.value->table;
   std::string index;
@@ -294,7 +294,7 @@ WireStatus MemcachedHandler::BindContainer(ContainerBinding* binding, const KvCo
         SameName(key.key_part[0].field->field_name.str, container.key_column))
       index = key.name.str;
   }
-  if (index.empty()) return ErrorStatus(WireError::kIdxNum);
+  if (index.empty()) return EngineStatus::NoSuchIndex();
   binding->container = container;
   binding->grants = IndexGrants();
   binding->lookup = std::make_unique<IndexBinding>();
@@ -306,18 +306,18 @@ WireStatus MemcachedHandler::BindContainer(ContainerBinding* binding, const KvCo
   }
   binding->lookup->columns = container.LookupColumns();
   binding->insert->columns = container.InsertColumns();
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
 // SASL PLAIN (binary protocol): `[authzid] NUL user NUL password`, a MariaDB account's
 // password in clear, so taken over TLS only, as `A 4` is, unless
 // rowsocket_memcached_sasl_over_plain_tcp says plain TCP will do.
-WireStatus MemcachedHandler::SaslLogIn(EngineSession* session, const McRequest& mc) {
+EngineStatus MemcachedHandler::SaslLogIn(EngineSession* session, const McRequest& mc) {
   McCounters& counts = engine_->stats()->memcached;
   counts.auth_cmds.Add();
   if (mc.argument != "PLAIN") {
     counts.auth_errors.Add();
-    return ErrorStatus(WireError::kAuthType);
+    return EngineStatus::AuthTypeUnknown();
   }
   const std::string_view data = mc.value;
   const size_t first = data.find('\0');
@@ -329,7 +329,7 @@ WireStatus MemcachedHandler::SaslLogIn(EngineSession* session, const McRequest& 
     login.auth_key = data.substr(first + 1, second - first - 1);
     login.auth_arg = data.substr(second + 1);
   }
-  const WireStatus status =
+  const EngineStatus status =
       engine_->LogIn(session, login, engine_->options().memcached_sasl_over_plain_tcp);
   if (!status.ok()) counts.auth_errors.Add();
   return status;
@@ -341,7 +341,7 @@ WireStatus MemcachedHandler::SaslLogIn(EngineSession* session, const McRequest& 
 // commands may update it (UPDATE on the columns the lookup reads) or insert it
 // (INSERT on every column an insert sets, the key column included, as SQL's INSERT
 // asks); delete deletes it.
-WireStatus MemcachedHandler::CheckContainerGrants(EngineSession* session,
+EngineStatus MemcachedHandler::CheckContainerGrants(EngineSession* session,
                                                   ContainerBinding* binding, OpenIndex* lookup,
                                                   OpenIndex* insert, const McRequest& mc) {
   const McCommandInfo& info = McCommandProperties(mc.command);
@@ -382,12 +382,12 @@ void MemcachedHandler::Answer(const BatchItem& item, const Step& step, const Pre
     if (McCommandProperties(mc.command).logs_in) {
       McBinaryWriter w(item.out);
       if (p.status.ok()) return w.Packet(mc, McStatus::kOk, 0, {}, {}, "Authenticated");
-      if (p.status == ErrorStatus(WireError::kTlsRequired))
+      if (p.status == EngineStatus::TlsRequired())
         return w.Packet(mc, McStatus::kAuthError, 0, {}, {}, kSaslNeedsTls);
       return w.Error(mc, McStatus::kAuthError);
     }
     // Not logged in, or the grants refuse it: memcached's own words for that.
-    if (p.status.code() == WireStatus::kUnauthorized)
+    if (p.status.category() == EngineStatus::kUnauthorized)
       return McAnswerRefusal(mc, p.status, item.out);
     if (p.status.ok() && mc.command == McCommand::kStats) {
       item.out->append(step.stats_answer);
@@ -404,7 +404,7 @@ void MemcachedHandler::Answer(const BatchItem& item, const Step& step, const Pre
              item.out);
 }
 
-void MemcachedHandler::AnswerFailure(const BatchItem& item, const WireStatus& status) {
+void MemcachedHandler::AnswerFailure(const BatchItem& item, const EngineStatus& status) {
   const McRequest& mc = *item.request->memcached;
   if (status.ok()) return AnswerWithoutRows(mc, item.out);
   McAnswerFailure(mc, status, item.out);
@@ -496,8 +496,7 @@ void MemcachedHandler::AnswerWithoutRows(const McRequest& mc, std::string* out) 
   McBinaryWriter packet(out);
   switch (mc.command) {
     case McCommand::kInvalid:
-      if (mc.error_status == McStatus::kValueTooLarge ||
-          mc.error == "SERVER_ERROR object too large for cache")
+      if (mc.error_status == McStatus::kValueTooLarge)
         engine_->stats()->memcached.store_too_large.Add();
       if (!mc.WantsAnswer(McOutcome::kError)) return;
       return binary ? packet.Error(mc, mc.error_status) : text.Line(mc.error);

@@ -35,7 +35,7 @@ class MemcachedHandler : public ProtocolHandler {
   void BeginBatch(size_t count) override;
   Prepared Prepare(const BatchItem& item, size_t i) override;
   bool Run(const BatchItem& item, size_t i, const Prepared& prepared) override;
-  void AnswerFailure(const BatchItem& item, const WireStatus& status) override;
+  void AnswerFailure(const BatchItem& item, const EngineStatus& status) override;
   bool TouchesOneRow(const BatchItem& item, size_t i, const Prepared& prepared) override;
   bool CopyRowKey(const BatchItem& item, size_t i, const Prepared& prepared,
                   uchar* out) override;
@@ -53,13 +53,13 @@ class MemcachedHandler : public ProtocolHandler {
   // The container `name` as rowsocket.containers maps it; null if it names none.
   const KvContainer* ContainerNamed(std::string_view name);
   void PublishCacheSizes();
-  WireStatus BindContainer(ContainerBinding* binding, const KvContainer& container);
+  EngineStatus BindContainer(ContainerBinding* binding, const KvContainer& container);
   // The connection's binding of `container`, made or made again.
-  WireStatus BoundContainer(EngineSession* session, const KvContainer& container,
+  EngineStatus BoundContainer(EngineSession* session, const KvContainer& container,
                             ContainerBinding** binding);
   Prepared PrepareRows(const BatchItem& item, Step* step);
-  WireStatus SaslLogIn(EngineSession* session, const McRequest& mc);
-  WireStatus CheckContainerGrants(EngineSession* session, ContainerBinding* binding,
+  EngineStatus SaslLogIn(EngineSession* session, const McRequest& mc);
+  EngineStatus CheckContainerGrants(EngineSession* session, ContainerBinding* binding,
                                   OpenIndex* lookup, OpenIndex* insert, const McRequest& mc);
   void Answer(const BatchItem& item, const Step& step, const Prepared& prepared);
   void AnswerWithoutRows(const McRequest& mc, std::string* out);

@@ -9,7 +9,7 @@
 #include "engine/rows/row_io.h"
 #include "engine/rows/row_rules.h"
 #include "engine/core/server_thread.h"
-#include "protocol/wire_errors.h"
+#include "protocol/engine_status.h"
 #include "util/log.h"
 
 namespace rowsocket {
@@ -106,11 +106,11 @@ struct RowRequests::ScanPlan {
 // Visits the rows `r` selects: for each key (each IN value), the index rows from
 // it in the direction of the operator, that are current rows, whose whole key
 // values match where the index holds a prefix, that pass the filters, past the
-// offset, up to the limit. `take_row` (returning a WireStatus) sees each one in
+// offset, up to the limit. `take_row` (returning a EngineStatus) sees each one in
 // record[0], with the number of the key (of the IN list, else 0) that found it.
 // Stops at the request's budget of examined rows, and at a KILL.
 template <typename TakeRow>
-WireStatus RowRequests::Scan(const ScanSpec& r, OpenIndex* oi, const ScanPlan& plan,
+EngineStatus RowRequests::Scan(const ScanSpec& r, OpenIndex* oi, const ScanPlan& plan,
                              TakeRow take_row) {
   TABLE* table = oi->table();
   handler* h = table->file;
@@ -123,7 +123,7 @@ WireStatus RowRequests::Scan(const ScanSpec& r, OpenIndex* oi, const ScanPlan& p
 
   for (size_t k = 0; k < variants && taken < r.limit; ++k) {
     if (max_examined != 0 && ++examined > max_examined)
-      return ErrorStatus(WireError::kRowsExamined);
+      return EngineStatus::TooManyRows();
     if (!CopyKey(r, k, key, key_buf)) continue;  // NULL for a NOT NULL part: no match
     if (plan.recheck_key) StoreKey(r, k, key, plan.key_offset);
 
@@ -134,7 +134,7 @@ WireStatus RowRequests::Scan(const ScanSpec& r, OpenIndex* oi, const ScanPlan& p
                  : h->ha_index_read_map(table->record[0], key_buf, plan.keypart_map, plan.flag);
     while (rc == 0) {
       if (max_examined != 0 && ++examined > max_examined)
-        return ErrorStatus(WireError::kRowsExamined);
+        return EngineStatus::TooManyRows();
       if (thd_->killed != NOT_KILLED) return KilledStatus(thd_);
       RowVerdict verdict = RowVerdict::kTake;
       // History rows of a system-versioned table are not there for a find, as for
@@ -158,7 +158,7 @@ WireStatus RowRequests::Scan(const ScanSpec& r, OpenIndex* oi, const ScanPlan& p
         if (skipped < r.offset) {
           ++skipped;
         } else {
-          WireStatus s = take_row(k);
+          EngineStatus s = take_row(k);
           if (!s.ok()) return s;
           if (++taken >= r.limit) break;
         }
@@ -174,7 +174,7 @@ WireStatus RowRequests::Scan(const ScanSpec& r, OpenIndex* oi, const ScanPlan& p
     }
     if (rc != 0 && rc != HA_ERR_END_OF_FILE && rc != HA_ERR_KEY_NOT_FOUND) return EngineError(rc);
   }
-  return WireStatus::OK();
+  return EngineStatus::OK();
 }
 
 RowResult RowRequests::Modify(const ScanSpec& spec, const RowChange& change, OpenIndex* oi,
@@ -203,9 +203,9 @@ RowResult RowRequests::Modify(const ScanSpec& spec, const RowChange& change, Ope
   if (int rc = BeginScan(oi, modifying)) return Fail(rc);
 
   RowResult result;
-  result.status = Scan(spec, oi, plan, [&](size_t k) -> WireStatus {
+  result.status = Scan(spec, oi, plan, [&](size_t k) -> EngineStatus {
     if (take != nullptr) {
-      WireStatus s = (*take)(k);
+      EngineStatus s = (*take)(k);
       if (!s.ok()) return s;
     }
     ++result.rows_read;
@@ -217,7 +217,7 @@ RowResult RowRequests::Modify(const ScanSpec& spec, const RowChange& change, Ope
       if (int rc = ModifyRow(change, oi, &changed)) return EngineError(rc);
       result.rows_changed += changed;
     }
-    return WireStatus::OK();
+    return EngineStatus::OK();
   });
   if (result.status.ok() && defer_changes) {
     if (int rc = ModifyDeferredRows(change, oi, &result.rows_changed))
@@ -242,7 +242,7 @@ RowResult RowRequests::Read(const ScanSpec& r, OpenIndex* oi, RowTaker take) {
   undo_.End();
   if (int rc = BeginScan(oi, false)) return Fail(rc);
   RowResult result;
-  result.status = Scan(r, oi, plan, [&](size_t variant) -> WireStatus {
+  result.status = Scan(r, oi, plan, [&](size_t variant) -> EngineStatus {
     ++result.rows_read;
     return take(variant);
   });
@@ -284,17 +284,31 @@ void RowRequests::Undo(OpenIndex* oi) {
 }
 
 // The answer to a handler or SQL error (`error` > 0), remembered for the result.
-WireStatus RowRequests::EngineError(int error) {
+EngineStatus RowRequests::EngineError(int error) {
   engine_error_ = error;
   if (error == HA_ERR_LOCK_WAIT_TIMEOUT) ++locks_met_;
-  return WireStatus::StorageCode(error);
+  return StatusOfError(error);
+}
+
+// What a handler or SQL error number says happened.
+EngineStatus RowRequests::StatusOfError(int error) {
+  switch (error) {
+    case HA_ERR_LOCK_WAIT_TIMEOUT:
+    case ER_LOCK_WAIT_TIMEOUT:
+      return EngineStatus::LockWaitTimeout(error);
+    case HA_ERR_LOCK_DEADLOCK:
+    case ER_LOCK_DEADLOCK:
+      return EngineStatus::Deadlock(error);
+    default:
+      return EngineStatus::StorageError(error);
+  }
 }
 
 RowResult RowRequests::Fail(int error) {
   thd_->clear_error();
   if (error == HA_ERR_LOCK_WAIT_TIMEOUT) ++locks_met_;
   RowResult result;
-  result.status = WireStatus::StorageCode(error);
+  result.status = StatusOfError(error);
   result.engine_error = error;
   return result;
 }

@@ -33,7 +33,7 @@
 namespace rowsocket {
 
 struct RowResult {
-  WireStatus status;              // OK, or the error the request answered
+  EngineStatus status;              // OK, or the error the request answered
   int engine_error = 0;       // the storage engine's error behind `status`, if any
   uint64_t rows_read = 0;     // rows a find selected
   uint64_t rows_changed = 0;  // rows updated, deleted or inserted
@@ -65,11 +65,11 @@ class RowRequests {
           call_([](void* f, size_t key) {
             return (*static_cast<std::remove_reference_t<F>*>(f))(key);
           }) {}
-    WireStatus operator()(size_t key) const { return call_(callable_, key); }
+    EngineStatus operator()(size_t key) const { return call_(callable_, key); }
 
    private:
     void* callable_;
-    WireStatus (*call_)(void*, size_t);
+    EngineStatus (*call_)(void*, size_t);
   };
   // The rows `spec` selects, each to `take`.
   RowResult Read(const ScanSpec& spec, OpenIndex* oi, RowTaker take);
@@ -95,14 +95,15 @@ class RowRequests {
  private:
   struct ScanPlan;
   template <typename TakeRow>
-  WireStatus Scan(const ScanSpec& spec, OpenIndex* oi, const ScanPlan& plan, TakeRow take_row);
+  EngineStatus Scan(const ScanSpec& spec, OpenIndex* oi, const ScanPlan& plan, TakeRow take_row);
   void PrepareFilters(const ScanSpec& spec, OpenIndex* oi, const ScanPlan& plan);
   int BeginScan(OpenIndex* oi, bool all_columns);
   int ModifyRow(const RowChange& change, OpenIndex* oi, bool* changed);
   int ModifyDeferredRows(const RowChange& change, OpenIndex* oi, uint64_t* changed);
   // A HandlerSocket request's scan and change, in hs_spec_ and hs_change_.
   void SpecOf(const Request& r);
-  WireStatus EngineError(int error);
+  EngineStatus EngineError(int error);
+  static EngineStatus StatusOfError(int error);
   RowResult Fail(int error);
   void Undo(OpenIndex* oi);
 

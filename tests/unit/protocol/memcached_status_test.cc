@@ -7,7 +7,6 @@
 #include <string>
 
 #include "protocol/memcached_response.h"
-#include "protocol/wire_errors.h"
 
 namespace rowsocket {
 namespace {
@@ -37,41 +36,41 @@ std::string BinaryError(const McRequest& mc, McStatus status) {
 
 TEST(MemcachedStatus, refusal_by_grants_and_by_login_differ_in_text) {
   std::string out;
-  McAnswerRefusal(Text(), ErrorStatus(WireError::kDenied), &out);
+  McAnswerRefusal(Text(), EngineStatus::Denied(), &out);
   EXPECT_EQ(out, "CLIENT_ERROR access denied\r\n");
   out.clear();
-  McAnswerRefusal(Text(), ErrorStatus(WireError::kUnauth), &out);
+  McAnswerRefusal(Text(), EngineStatus::Unauthenticated(), &out);
   EXPECT_EQ(out, "CLIENT_ERROR unauthenticated\r\n");
 }
 
 TEST(MemcachedStatus, refusal_is_answered_to_a_quiet_request) {
   std::string out;
-  McAnswerRefusal(Text(/*noreply=*/true), ErrorStatus(WireError::kDenied), &out);
+  McAnswerRefusal(Text(/*noreply=*/true), EngineStatus::Denied(), &out);
   EXPECT_EQ(out, "CLIENT_ERROR access denied\r\n");
 }
 
 TEST(MemcachedStatus, binary_refusal_is_an_auth_error) {
   const McRequest mc = Binary();
   std::string out;
-  McAnswerRefusal(mc, ErrorStatus(WireError::kDenied), &out);
+  McAnswerRefusal(mc, EngineStatus::Denied(), &out);
   EXPECT_EQ(out, BinaryError(mc, McStatus::kAuthError));
 }
 
-TEST(MemcachedStatus, failure_names_the_class_and_the_word) {
+TEST(MemcachedStatus, failure_names_the_error_number_or_what_happened) {
   std::string out;
-  McAnswerFailure(Text(), WireStatus::StorageCode(1205), &out);
+  McAnswerFailure(Text(), EngineStatus::LockWaitTimeout(1205), &out);
   EXPECT_EQ(out, "SERVER_ERROR 1 1205\r\n");
   out.clear();
-  McAnswerFailure(Text(), ErrorStatus(WireError::kKilled), &out);
-  EXPECT_EQ(out, "SERVER_ERROR 1 killed\r\n");
+  McAnswerFailure(Text(), EngineStatus::Killed(), &out);
+  EXPECT_EQ(out, "SERVER_ERROR the request was killed\r\n");
   out.clear();
-  McAnswerFailure(Text(), ErrorStatus(WireError::kReadOnly), &out);
-  EXPECT_EQ(out, "SERVER_ERROR 2 readonly\r\n");
+  McAnswerFailure(Text(), EngineStatus::TableOpenFailed(), &out);
+  EXPECT_EQ(out, "SERVER_ERROR the table cannot be opened\r\n");
 }
 
 TEST(MemcachedStatus, failure_of_a_quiet_text_request_is_silent) {
   std::string out;
-  McAnswerFailure(Text(/*noreply=*/true), WireStatus::StorageCode(1205), &out);
+  McAnswerFailure(Text(/*noreply=*/true), EngineStatus::StorageError(1205), &out);
   McAnswerFlushOff(Text(/*noreply=*/true), &out);
   EXPECT_EQ(out, "");
 }
@@ -79,7 +78,7 @@ TEST(MemcachedStatus, failure_of_a_quiet_text_request_is_silent) {
 TEST(MemcachedStatus, binary_failure_is_a_temporary_failure) {
   const McRequest mc = Binary();
   std::string out;
-  McAnswerFailure(mc, WireStatus::StorageCode(1213), &out);
+  McAnswerFailure(mc, EngineStatus::Deadlock(1213), &out);
   EXPECT_EQ(out, BinaryError(mc, McStatus::kOutOfMemory));
 }
 

@@ -173,6 +173,7 @@ TEST(MemcachedText, value_over_the_limit_is_refused_and_its_block_discarded) {
   ASSERT_EQ(p.result.status, McParseStatus::kRequest);
   EXPECT_EQ(p.request.command, McCommand::kInvalid);
   EXPECT_EQ(p.request.error, "SERVER_ERROR object too large for cache");
+  EXPECT_EQ(p.request.error_status, McStatus::kValueTooLarge);  // counted as store_too_large
   EXPECT_EQ(p.request.store, McStoreMode::kSet);
   EXPECT_EQ(Strings(p.request.keys), (Strs{"k"}));
   EXPECT_EQ(p.result.consumed, 14u);
