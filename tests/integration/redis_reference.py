@@ -218,6 +218,11 @@ def framing_rows(port):
     return [(name, data, exchange_to_eof(port, data)) for name, data in cases.FRAMING]
 
 
+def framing_unauthenticated_rows(port):
+    return [(name, data, exchange_to_eof(port, data))
+            for name, data in cases.FRAMING_UNAUTHENTICATED]
+
+
 def command_rows(port):
     """(name, arity, flags, first, last, step) from COMMAND INFO, subcommands too."""
     conn = Resp(port)
@@ -255,7 +260,7 @@ def render(kind, rows):
              "# Made by: /usr/bin/python3 tests/integration/redis_reference.py --write",
              "# (Debian's redis-server 7.0); checked by test_redis_reference.py."]
     for row in rows:
-        if kind == "framing":
+        if kind in ("framing", "framing_unauthenticated"):
             name, data, answer = row
             lines.append("\t".join([name, escape(data), escape(answer)]))
         elif kind == "commands":
@@ -274,11 +279,21 @@ def all_files(port):
             "redis_arguments.tsv": render("arguments", argument_rows(port))}
 
 
+PASSWORD = "reference-password"
+
+
+def all_files_unauthenticated(port):
+    return {"redis_framing_unauthenticated.tsv":
+            render("framing_unauthenticated", framing_unauthenticated_rows(port))}
+
+
 def main():
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: redis_reference.py --write")
     with running_redis() as server:
         files = all_files(server.port)
+    with running_redis(("--requirepass", PASSWORD)) as server:
+        files.update(all_files_unauthenticated(server.port))
     os.makedirs(DATA, exist_ok=True)
     for name, text in files.items():
         with open(os.path.join(DATA, name), "w", encoding="ascii") as f:

@@ -9,6 +9,7 @@ ARGUMENTS: a command after a setup on an empty database, for the argument helper
 """
 
 HEADER = {
+    "framing_unauthenticated": "name\tinput bytes\tredis-server's answer before AUTH (requirepass set)",
     "framing": "name\tinput bytes\tredis-server's answer until it closed (input half-closed)",
     "commands": "name\tarity\tflags\tfirst key\tlast key\tstep (COMMAND INFO)",
     "arguments": "name\targv (space-separated, escaped)\tredis-server's reply",
@@ -82,6 +83,16 @@ FRAMING = [
     ("inline_then_multibulk", b"PING\r\n*2\r\n$4\r\nECHO\r\n$1\r\nz\r\n"),
     ("multibulk_then_inline", b"*1\r\n$4\r\nPING\r\nECHO inline\r\n"),
     ("error_stops_pipeline", b"PING\r\n*1\r\n$-5\r\nPING\r\n"),
+]
+
+# Sent to a daemon with a password, before AUTH: small requests only.
+FRAMING_UNAUTHENTICATED = [
+    ("ten_arguments", b"*10\r\n$4\r\nPING\r\n" + b"$1\r\na\r\n" * 9),
+    ("eleven_arguments", b"*11\r\n"),
+    ("bulk_16384", b"*2\r\n$4\r\nECHO\r\n$16384\r\n" + b"e" * 16384 + b"\r\n"),
+    ("bulk_16385", b"*2\r\n$4\r\nECHO\r\n$16385\r\n"),
+    ("unknown_before_noauth", b"*1\r\n$3\r\nfoo\r\nECHO\r\nPING\r\n"),
+    ("inline_long_line", b"PING " + b"p" * 60000 + b"\r\n"),
 ]
 
 COMMANDS = [

@@ -20,7 +20,7 @@ using Words = std::vector<std::string>;
 
 // What redis-server answers to the framed commands of the corpus, which are PING,
 // ECHO and unknown commands only, and then to the protocol error, if any.
-std::string Answers(const Framed& framed) {
+std::string Answers(const Framed& framed, bool authenticated = true) {
   std::string out;
   RedisReplyWriter w(&out, RespVersion::kResp2);
   for (const Words& words : framed.commands) {
@@ -29,6 +29,8 @@ std::string Answers(const Framed& framed) {
     const RedisCommandInfo* info = RedisFindCommand(argv.data(), argv.size(), &error);
     if (info == nullptr) {
       w.Error(error);
+    } else if (!authenticated && !(info->flags & kRedisNoAuth)) {
+      w.Error(kRedisErrNoAuth);  // Redis: lookup and arity first, then the login
     } else if (info->id == RedisCommandId::kPing && argv.size() > 2) {
       w.Error(RedisErrWrongArity("ping"));  // PING's own check (its arity is -1)
     } else if (info->id == RedisCommandId::kPing && argv.size() == 1) {
@@ -58,6 +60,19 @@ TEST(RedisFraming, answers_as_redis_server_did_to_every_input_of_the_corpus) {
       const Framed pieces = Frame(input, s);
       EXPECT_EQ(Answers(pieces), expected) << "fed " << s << " bytes at a time";
     }
+  }
+}
+
+TEST(RedisFraming, answers_as_redis_server_did_before_auth) {
+  const auto rows = redis_test::ReadData("redis_framing_unauthenticated.tsv");
+  ASSERT_GT(rows.size(), 4u);
+  for (const auto& row : rows) {
+    ASSERT_EQ(row.size(), 3u);
+    SCOPED_TRACE(row[0]);
+    const std::string input = redis_test::Unescape(row[1]);
+    const std::string expected = redis_test::Unescape(row[2]);
+    EXPECT_EQ(Answers(Frame(input, 0, false), false), expected);
+    EXPECT_EQ(Answers(Frame(input, 4096, false), false), expected);
   }
 }
 
