@@ -1,7 +1,7 @@
 // The Redis command table (redis_commands.h). Names, arities, flags and key positions
 // are Redis 7.0's, as COMMAND INFO shows them (tests/unit/protocol/data/
-// redis_commands.tsv, checked by redis_commands_test.cc); the columns after them are
-// rowsocket's.
+// redis_commands.tsv, checked by redis_commands_test.cc; CLIENT SETINFO is 7.2's);
+// the columns after them are rowsocket's.
 #include "protocol/redis_commands.h"
 
 #include <algorithm>
@@ -37,6 +37,9 @@ constexpr RedisCommandInfo kTable[kRedisCommands] = {
     {I::kClientInfo, "client|info", 2, kRedisNoScript | kRedisLoading | kRedisStale,
      0, 0, 0, R::kNone, false, false, false, N::kOther},
     {I::kClientList, "client|list", -2, kRedisAdmin | kRedisNoScript | kRedisLoading | kRedisStale,
+     0, 0, 0, R::kNone, false, false, false, N::kOther},
+    // Redis 7.2's (7.0 lacks it; redis-py 5 and other clients send it on connecting).
+    {I::kClientSetinfo, "client|setinfo", 4, kRedisNoScript | kRedisLoading | kRedisStale,
      0, 0, 0, R::kNone, false, false, false, N::kOther},
     {I::kCommand, "command", -1, kRedisLoading | kRedisStale,
      0, 0, 0, R::kNone, false, false, false, N::kOther},

@@ -18,7 +18,7 @@ namespace rowsocket {
 enum class RedisCommandId : uint8_t {
   // connection
   kHello, kAuth, kSelect, kClient, kClientSetname, kClientGetname, kClientId, kClientInfo,
-  kClientList, kCommand, kCommandCount, kCommandDocs, kCommandInfo, kCommandList, kPing,
+  kClientList, kClientSetinfo, kCommand, kCommandCount, kCommandDocs, kCommandInfo, kCommandList, kPing,
   kEcho, kQuit, kReset, kInfo, kConfig, kConfigGet, kConfigSet, kConfigResetstat,
   // strings
   kGet, kSet, kSetnx, kSetex, kGetset, kGetdel, kGetex, kMget, kMset, kMsetnx, kAppend,
