@@ -83,6 +83,10 @@ FRAMING = [
     ("inline_then_multibulk", b"PING\r\n*2\r\n$4\r\nECHO\r\n$1\r\nz\r\n"),
     ("multibulk_then_inline", b"*1\r\n$4\r\nPING\r\nECHO inline\r\n"),
     ("error_stops_pipeline", b"PING\r\n*1\r\n$-5\r\nPING\r\n"),
+    ("nested_array", b"*2\r\n*1\r\n$4\r\nPING\r\n"),
+    ("huge_count_waits", b"*2147483647\r\n$4\r\nPING\r\n"),
+    ("bulk_length_with_space", b"*1\r\n$ 4\r\nPING\r\n"),
+    ("deep_pipeline", b"*1\r\n$4\r\nPING\r\n" * 200 + b"PING\r\n" * 200),
 ]
 
 # Sent to a daemon with a password, before AUTH: small requests only.
