@@ -20,7 +20,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ROWSOCKET_FUZZ_BUILD_DIR:-$root/build-fuzz}
-all=(request_fuzzer answer_fuzzer codec_fuzzer decimal_fuzzer name_list_fuzzer memcached_fuzzer)
+all=(request_fuzzer answer_fuzzer codec_fuzzer decimal_fuzzer name_list_fuzzer memcached_fuzzer
+     redis_fuzzer)
 small=" decimal_fuzzer name_list_fuzzer "  # run for a quarter of the time
 
 usage() { sed -n '2,19s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }

@@ -99,6 +99,9 @@ install_packages() {
   # loop (rowsocket_io; the plugin then needs liburing2 at run time).
   # memcached, python3-pymemcache, python3-pylibmc, libmemcached-tools: the memcached
   # listener's reference daemon and real clients (memcslap, memcaslap; pylibmc's SASL).
+  # redis-server, redis-tools, python3-redis: the Redis protocol's reference daemon
+  # (private instances only: tests/integration/redis_reference.py), redis-cli and
+  # redis-benchmark, and redis-py.
   local tools=(cmake g++ make dpkg-dev clang libclang-rt-14-dev pkg-config libgtest-dev libgmock-dev libedit-dev netcat-openbsd
                libssl-dev openssl liburing-dev
                php-cli php-memcached php-memcache python3-pylibmc python3-memcache python3-django
@@ -106,6 +109,7 @@ install_packages() {
                python3 python3-pytest python3-pymysql python3-pip python3-setuptools python3-wheel
                python3-venv mypy procps xz-utils memcached tmux gnuplot-nox
                python3-pymemcache python3-pylibmc libmemcached-tools
+               redis-server redis-tools python3-redis
                perl libperl-dev libdbi-perl libdbd-mariadb-perl)
   local missing=()
   for p in "${pkgs[@]}"; do
@@ -128,6 +132,19 @@ install_packages() {
     rm -f /usr/sbin/policy-rc.d
   fi
   apt-mark hold "${pkgs[@]%%=*}" >/dev/null
+  stop_system_redis
+}
+
+# Debian's redis-server package enables a system service on port 6379; the tests run
+# private daemons only, so a service that a package (or an earlier set-up) started is
+# stopped and disabled. Daemons the tests started are not services and are left alone.
+stop_system_redis() {
+  if command -v systemctl >/dev/null && systemctl is-enabled --quiet redis-server 2>/dev/null; then
+    systemctl disable --now redis-server >/dev/null 2>&1 || true
+  fi
+  if [ -x /etc/init.d/redis-server ] && /etc/init.d/redis-server status >/dev/null 2>&1; then
+    /etc/init.d/redis-server stop >/dev/null 2>&1 || true
+  fi
 }
 
 make_kit() {

@@ -44,3 +44,10 @@ def running_server(plugins, extra_args=(), open_files=None):
         report = None if server.alive() else crash_report(server)
         server.stop()   # raises "mariadbd did not stop" when SIGTERM was not enough
         assert report is None, report
+
+
+def running_redis(extra=()):
+    """A private redis-server (Debian's 7.0) on a free port, without persistence: the
+    reference daemon for the Redis protocol's tests (redis_reference.RedisServer)."""
+    import redis_reference  # pylint: disable=import-outside-toplevel
+    return redis_reference.running_redis(extra)
