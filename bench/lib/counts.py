@@ -24,6 +24,7 @@ Neither needs hardware counters (a VM has none). Both need root (perf, ptrace).
 import glob
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -96,9 +97,10 @@ class Callgrind:
     """The valgrind command prefix for a server whose instructions are counted, and
     the control of its windows. Dumps go to a private directory."""
 
-    def __init__(self):
+    def __init__(self, keep_dir=None):
         self.dir = tempfile.mkdtemp(prefix="rs-cost-callgrind-")
         self.prefix = os.path.join(self.dir, "cg")
+        self.keep_dir = keep_dir  # where each labelled window's dump is kept (callgrind_annotate)
 
     def wrapper(self):
         # Off until a window opens (the server runs ~5x faster uninstrumented); no
@@ -119,9 +121,10 @@ class Callgrind:
     def instrument(self, pid):
         self.control(pid, "-i", "on")
 
-    def window(self, pid, work):
+    def window(self, pid, work, label=None):
         """Runs work() between zeroed counters and a dump; returns (work's result,
-        instructions, seconds the window was open)."""
+        instructions, seconds the window was open). With keep_dir and a label, the
+        dump stays there as <label>.callgrind."""
         before = self.dumps(pid)
         self.control(pid, "-z")
         start = time.monotonic()
@@ -135,6 +138,9 @@ class Callgrind:
             raise RuntimeError(f"callgrind wrote no dump for {pid}")
         with open(new[-1]) as f:
             totals = re.search(r"^totals:\s*(\d+)", f.read(), re.M)
+        if self.keep_dir and label:
+            os.makedirs(self.keep_dir, exist_ok=True)
+            shutil.copyfile(new[-1], os.path.join(self.keep_dir, label + ".callgrind"))
         for path in new:
             os.unlink(path)
         return result, int(totals.group(1)) if totals else 0, elapsed

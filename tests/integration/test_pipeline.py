@@ -132,3 +132,37 @@ def test_connections_that_come_and_go_leave_the_others_served(target, pipe):
     with ThreadPoolExecutor(max_workers=8) as pool:
         done = [pool.submit(steady, t) for t in range(4)] + [pool.submit(churn, t) for t in range(4)]
         assert all(f.result() for f in done)
+
+
+def modify(index_id, op, keys, mop, values=()):
+    return hs.find(index_id, op, keys, 1, 0, [mop, *values])
+
+
+def test_pipelined_changes_through_open_indexes_of_one_table_each_use_their_own_index(
+        writer, sql):
+    # Changes through several open indexes of one table run in one batch (one write,
+    # one connection) and may share one index scan: ids 1, 2 and 4 open PRIMARY with
+    # different columns, id 3 the unique index u, whose values name other rows' keys.
+    sql.create_table("multi", "k INT PRIMARY KEY, u INT NOT NULL, a VARCHAR(10), "
+                     "b VARCHAR(10), UNIQUE KEY u (u)",
+                     [(k, 11 - k, f"a{k}", f"b{k}") for k in range(1, 11)])
+    lines = [hs.open_request(1, "multi", ["a"]), hs.open_request(2, "multi", ["b"]),
+             hs.open_request(3, "multi", ["a"], index="u"),
+             hs.open_request(4, "multi", ["a", "b"])]
+    lines += [modify(1, "=", [1], "U", ["A1"]), modify(2, "=", [2], "U", ["B2"]),
+              modify(3, "=", [3], "U", ["U3"]), modify(1, "=", [4], "U", ["A4"]),
+              modify(3, "=", [5], "D"), modify(4, "=", [7], "U", ["A7", "B7"]),
+              modify(2, "=", [9], "U", ["B9"])]
+    writer.send_lines(lines)
+    answers = [writer.read_answer() for _ in lines]
+    assert answers == [["0", "1"]] * 4 + [["0", "1", "1"]] * 7
+    rows = {int(k): (a, b) for k, a, b in sql.rows("SELECT k, a, b FROM test.multi")}
+    expected = {k: (f"a{k}", f"b{k}") for k in range(1, 11)}
+    expected[1] = ("A1", "b1")
+    expected[2] = ("a2", "B2")
+    expected[8] = ("U3", "b8")  # u = 3 is k = 8
+    expected[4] = ("A4", "b4")
+    del expected[6]             # u = 5 is k = 6
+    expected[7] = ("A7", "B7")
+    expected[9] = ("a9", "B9")
+    assert rows == expected

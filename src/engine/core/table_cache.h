@@ -42,6 +42,7 @@ struct TableEntry {
   uint64_t group_mark = 0;        // group that last locked it (GroupTransaction::Add)
   bool written = false;           // rows changed since the group began
   const void* scan_index = nullptr;  // open index whose scan is initialized (see BeginScan)
+  uint scan_key = 0;                 // that scan's index number
   bool scan_all_columns = false;
   // The table has foreign keys, or is referenced by some (found when it opens:
   // changing them takes DDL, which reopens it).

@@ -430,10 +430,13 @@ RowResult RowRequests::Insert(const std::vector<RowValue>& values, OpenIndex* oi
 
 // Requests of a batch that read the same index with the same columns share one
 // index scan: the engine builds its row template once, not per request. Modifying
-// requests read every column (and mark the binlog row image).
+// requests read every column (and mark the binlog row image), so theirs is shared by
+// every open index on the same index of the table, whichever connection opened it.
 int RowRequests::BeginScan(OpenIndex* oi, bool all_columns) {
   TableEntry* e = oi->entry();
-  if (e->scan_index == oi && e->scan_all_columns == all_columns) return 0;
+  if (e->scan_index != nullptr && e->scan_all_columns == all_columns &&
+      (e->scan_index == oi || (all_columns && e->scan_key == oi->key_number())))
+    return 0;
   EndScan(e);
   TABLE* table = e->table;
   if (all_columns) {
@@ -445,6 +448,7 @@ int RowRequests::BeginScan(OpenIndex* oi, bool all_columns) {
   int rc = table->file->ha_index_init(oi->key_number(), true);
   if (rc == 0) {
     e->scan_index = oi;
+    e->scan_key = oi->key_number();
     e->scan_all_columns = all_columns;
   }
   return rc;
