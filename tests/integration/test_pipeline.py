@@ -166,3 +166,27 @@ def test_pipelined_changes_through_open_indexes_of_one_table_each_use_their_own_
     expected[7] = ("A7", "B7")
     expected[9] = ("a9", "B9")
     assert rows == expected
+
+
+def test_pipelined_finds_through_open_indexes_of_one_table_each_read_their_own_columns(
+        reader, sql):
+    # Finds through several open indexes of one table run in one batch and share an
+    # index scan where they read the same columns of the same index: ids 1 and 3 open
+    # PRIMARY with column a, id 2 with b, id 4 with b and a, id 5 the unique index u
+    # with a; each answer holds its own index's columns.
+    sql.create_table("multiread", "k INT PRIMARY KEY, u INT NOT NULL, a VARCHAR(10), "
+                     "b VARCHAR(10), UNIQUE KEY u (u)",
+                     [(k, 11 - k, f"a{k}", f"b{k}") for k in range(1, 11)])
+    opens = [hs.open_request(1, "multiread", ["a"]), hs.open_request(2, "multiread", ["b"]),
+             hs.open_request(3, "multiread", ["a"]),
+             hs.open_request(4, "multiread", ["b", "a"]),
+             hs.open_request(5, "multiread", ["a"], index="u")]
+    finds = [(1, 1), (2, 2), (3, 3), (1, 4), (4, 5), (5, 3), (2, 7), (3, 8), (4, 9), (1, 10)]
+    lines = opens + [hs.find(i, "=", [k]) for i, k in finds]
+    reader.send_lines(lines)
+    answers = [reader.read_answer() for _ in lines]
+    columns = {1: lambda k: [f"a{k}"], 2: lambda k: [f"b{k}"], 3: lambda k: [f"a{k}"],
+               4: lambda k: [f"b{k}", f"a{k}"], 5: lambda u: [f"a{11 - u}"]}
+    expected = [["0", "1"]] * len(opens)
+    expected += [["0", str(len(columns[i](k)))] + columns[i](k) for i, k in finds]
+    assert answers == expected

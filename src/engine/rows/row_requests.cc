@@ -428,14 +428,19 @@ RowResult RowRequests::Insert(const std::vector<RowValue>& values, OpenIndex* oi
   return result;
 }
 
-// Requests of a batch that read the same index with the same columns share one
+// Requests of a group that read the same index with the same columns share one
 // index scan: the engine builds its row template once, not per request. Modifying
 // requests read every column (and mark the binlog row image), so theirs is shared by
-// every open index on the same index of the table, whichever connection opened it.
+// every open index on the same index of the table, whichever connection opened it;
+// a read's, by every open index on that index whose read set is the same (the
+// table's read set is then the first one's bitmap, which outlives the group: an
+// open index replaced during a batch is freed only after it).
 int RowRequests::BeginScan(OpenIndex* oi, bool all_columns) {
   TableEntry* e = oi->entry();
   if (e->scan_index != nullptr && e->scan_all_columns == all_columns &&
-      (e->scan_index == oi || (all_columns && e->scan_key == oi->key_number())))
+      (e->scan_index == oi ||
+       (e->scan_key == oi->key_number() &&
+        (all_columns || bitmap_cmp(e->table->read_set, oi->read_set())))))
     return 0;
   EndScan(e);
   TABLE* table = e->table;
