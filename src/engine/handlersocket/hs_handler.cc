@@ -143,8 +143,14 @@ Prepared HandlerSocketHandler::PrepareRows(const BatchItem& item) {
 // in as an account, or out.
 EngineStatus HandlerSocketHandler::LogIn(EngineSession* session, const Request& r,
                                        std::string* value) {
-  if (r.auth_type == "2") return engine_->accounts().Challenge(&session->login, r, value);
-  return engine_->LogIn(session, r);
+  if (r.auth_type == "2")
+    return engine_->accounts().Challenge(&session->login, r.auth_key, value);
+  LoginCredentials credentials;
+  credentials.user = r.auth_key;
+  credentials.secret = r.auth_arg;
+  credentials.mechanism = r.auth_type == "4" ? LoginMechanism::kClearPassword
+                                             : LoginMechanism::kChallengeResponse;
+  return engine_->LogIn(session, credentials);
 }
 
 // rowsocket_auth=account: every request on an index needs SELECT on what its `P`

@@ -322,12 +322,11 @@ EngineStatus MemcachedHandler::SaslLogIn(EngineSession* session, const McRequest
   const std::string_view data = mc.value;
   const size_t first = data.find('\0');
   const size_t second = first == std::string_view::npos ? first : data.find('\0', first + 1);
-  Request login;
-  login.type = RequestType::kAuth;
-  login.auth_type = "4";
+  LoginCredentials login;
+  login.mechanism = LoginMechanism::kClearPassword;
   if (second != std::string_view::npos) {
-    login.auth_key = data.substr(first + 1, second - first - 1);
-    login.auth_arg = data.substr(second + 1);
+    login.user = data.substr(first + 1, second - first - 1);
+    login.secret = data.substr(second + 1);
   }
   const EngineStatus status =
       engine_->LogIn(session, login, engine_->options().memcached_sasl_over_plain_tcp);
