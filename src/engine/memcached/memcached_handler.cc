@@ -90,17 +90,17 @@ MemcachedHandler::~MemcachedHandler() {
 }
 
 bool MemcachedHandler::Speaks(const BatchItem& item) const {
-  return item.request->type == RequestType::kMemcached;
+  return item.protocol == WireProtocol::kMemcached;
 }
 
 // The command table's properties. A retrieval reads a snapshot, as memcached never
 // makes a get wait; a write may update or insert.
 ItemTraits MemcachedHandler::Traits(const BatchItem& item) const {
-  const McRequest& mc = *item.request->memcached;
+  const McRequest& mc = McRequestOf(item);
   const McCommandInfo& info = McCommandProperties(mc.command);
   ItemTraits t;
   t.touches_rows = info.uses_rows;
-  t.writes = item.request->IsWrite();
+  t.writes = mc.writes;
   t.locking_read = false;
   if (t.touches_rows)
     t.sync_wait = t.writes ? WSREP_SYNC_WAIT_BEFORE_UPDATE_DELETE |
@@ -120,7 +120,7 @@ void MemcachedHandler::BeginBatch(size_t count) {
 Prepared MemcachedHandler::Prepare(const BatchItem& item, size_t i) {
   Step* step = &steps_[i];
   *step = Step();
-  const McRequest& mc = *item.request->memcached;
+  const McRequest& mc = McRequestOf(item);
   const McCommandInfo& info = McCommandProperties(mc.command);
   Prepared p;
   p.answered = true;
@@ -138,8 +138,7 @@ Prepared MemcachedHandler::Prepare(const BatchItem& item, size_t i) {
 }
 
 Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
-  const Request& r = *item.request;
-  const McRequest& mc = *r.memcached;
+  const McRequest& mc = McRequestOf(item);
   EngineSession* session = SessionOf(item);
   Prepared p;
   p.answered = true;
@@ -161,7 +160,7 @@ Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
   // (Only a command that writes may insert.)
   const Opened<OpenIndex> lookup = engine_->OpenResolved(binding->lookup.get());
   const Opened<OpenIndex> insert =
-      lookup.ok() && r.IsWrite() ? engine_->OpenResolved(binding->insert.get()) : lookup;
+      lookup.ok() && mc.writes ? engine_->OpenResolved(binding->insert.get()) : lookup;
   if (!insert.ok()) {
     p.status = insert.error;
     return p;
@@ -172,7 +171,7 @@ Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
   }
   p.answered = false;
   p.index = lookup.value;
-  step->insert_index = r.IsWrite() ? insert.value : nullptr;
+  step->insert_index = mc.writes ? insert.value : nullptr;
   step->container = binding;
   return p;
 }
@@ -370,7 +369,7 @@ bool MemcachedHandler::Run(const BatchItem& item, size_t i, const Prepared& prep
 }
 
 void MemcachedHandler::Answer(const BatchItem& item, const Step& step, const Prepared& p) {
-  const McRequest& mc = *item.request->memcached;
+  const McRequest& mc = McRequestOf(item);
   if (p.answered) {
     if (!step.client_error.empty()) {
       if (!mc.WantsAnswer(McOutcome::kError)) return;
@@ -395,7 +394,7 @@ void MemcachedHandler::Answer(const BatchItem& item, const Step& step, const Pre
     return AnswerFailure(item, p.status);
   }
   if (engine_->Killed()) return AnswerFailure(item, KilledStatus(engine_->thd()));
-  if (item.request->IsWrite()) engine_->thd()->set_time();
+  if (McRequestOf(item).writes) engine_->thd()->set_time();
   if (mc.command == McCommand::kFlushAll) return FlushContainer(mc, step, p.index, item.out);
   const KvContainer& container = step.container->container;
   kv_.Answer(mc, container, p.index, step.insert_index,
@@ -404,7 +403,7 @@ void MemcachedHandler::Answer(const BatchItem& item, const Step& step, const Pre
 }
 
 void MemcachedHandler::AnswerFailure(const BatchItem& item, const EngineStatus& status) {
-  const McRequest& mc = *item.request->memcached;
+  const McRequest& mc = McRequestOf(item);
   if (status.ok()) return AnswerWithoutRows(mc, item.out);
   McAnswerFailure(mc, status, item.out);
 }
@@ -417,7 +416,7 @@ void MemcachedHandler::AnswerFailure(const BatchItem& item, const EngineStatus& 
 // the order in which inserts run). Commands on the same key keep their order; CAS
 // values follow the order the commands ran in, which memcached leaves open.
 bool MemcachedHandler::TouchesOneRow(const BatchItem& item, size_t i, const Prepared& p) {
-  const McRequest& mc = *item.request->memcached;
+  const McRequest& mc = McRequestOf(item);
   if (mc.keys.size() != 1 || mc.command == McCommand::kFlushAll) return false;
   if (p.index->key_parts() != 1) return false;
   const TABLE* table = p.index->table();
@@ -439,7 +438,7 @@ bool MemcachedHandler::TouchesOneRow(const BatchItem& item, size_t i, const Prep
 bool MemcachedHandler::CopyRowKey(const BatchItem& item, size_t, const Prepared& p,
                                   uchar* out) {
   ScanSpec key;
-  key.FindOne(RowValue::Bytes(KvRowKey(item.request->memcached->keys[0])));
+  key.FindOne(RowValue::Bytes(KvRowKey(McRequestOf(item).keys[0])));
   return CopyKey(key, 0, p.index->key(), out);
 }
 

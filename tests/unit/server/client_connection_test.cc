@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "protocol/request.h"
 #include "server/listener.h"
 
 namespace rowsocket {
@@ -52,6 +53,9 @@ class ClientConnectionTest : public ::testing::Test {
     EXPECT_TRUE(conn_->ReadOnce(scratch, sizeof scratch));
   }
 
+  // Request `i` of the last parse (a HandlerSocket listener's: a Request).
+  Request* Hs(size_t i) { return static_cast<Request*>(conn_->request(i)); }
+
   WorkerStats stats_;
   ConnectionSession* session_ = nullptr;
   std::unique_ptr<Listener> listener_;
@@ -62,24 +66,24 @@ class ClientConnectionTest : public ::testing::Test {
 TEST_F(ClientConnectionTest, pipelined_lines_parse_in_order_and_cr_lf_is_accepted) {
   Open(false);
   ASSERT_EQ(Feed("0\t=\t1\t5\r\nA\t1\tx\n1\t+\t1\tv\n"), 3u);
-  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
-  EXPECT_EQ(conn_->request(0)->key[0].view(), "5");  // no CR left on the last token
-  EXPECT_EQ(conn_->request(1)->type, RequestType::kInvalid);  // no secret: A is refused
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("unauth"));
-  EXPECT_EQ(conn_->request(2)->type, RequestType::kInsert);
+  EXPECT_EQ(Hs(0)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->key[0].view(), "5");  // no CR left on the last token
+  EXPECT_EQ(Hs(1)->type, RequestType::kInvalid);  // no secret: A is refused
+  EXPECT_EQ(Hs(1)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(Hs(2)->type, RequestType::kInsert);
 }
 
 TEST_F(ClientConnectionTest, a_partial_line_waits_for_the_rest) {
   Open(false);
   EXPECT_EQ(Feed("0\t=\t1"), 0u);
   ASSERT_EQ(Feed("\t42\n"), 1u);
-  EXPECT_EQ(conn_->request(0)->key[0].view(), "42");
+  EXPECT_EQ(Hs(0)->key[0].view(), "42");
 }
 
 TEST_F(ClientConnectionTest, a_line_over_the_limit_answers_linelen_and_closes) {
   Open(false);
   ASSERT_EQ(Feed(std::string(100, 'x') + "\n", 64), 1u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("linelen"));
+  EXPECT_EQ(Hs(0)->error, WireStatus::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
 }
 
@@ -98,7 +102,7 @@ TEST_F(ClientConnectionTest, plain_text_answers_tlsrequired_once_and_ends_when_t
   Open(false);
   listener_->UseTls(nullptr, &tunables);
   ASSERT_EQ(Feed("0\t=\t1\t5\n0\t=\t1\t6\n"), 1u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("tlsrequired"));
+  EXPECT_EQ(Hs(0)->error, WireStatus::Unauthorized("tlsrequired"));
   EXPECT_TRUE(conn_->ending());
   EXPECT_FALSE(conn_->tls());
 }
@@ -108,7 +112,7 @@ TEST_F(ClientConnectionTest, plain_text_is_served_when_tls_is_not_required) {
   Open(false);
   listener_->UseTls(nullptr, &tunables);
   ASSERT_EQ(Feed("0\t=\t1\t5\n"), 1u);
-  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->type, RequestType::kFind);
   EXPECT_FALSE(conn_->ending());
 }
 
@@ -116,7 +120,7 @@ TEST_F(ClientConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_
   Open(false);
   EXPECT_EQ(Feed(std::string(40, 'x'), 64), 0u);
   ASSERT_EQ(Feed(std::string(40, 'x'), 64), 1u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("linelen"));
+  EXPECT_EQ(Hs(0)->error, WireStatus::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
 }
 
@@ -125,8 +129,8 @@ TEST_F(ClientConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_
 TEST_F(ClientConnectionTest, an_unfinished_line_past_the_listeners_budget_answers_linelen) {
   Open(false);
   ASSERT_EQ(Feed("0\t=\t1\t5\n" + std::string(40, 'x'), 1024, 32), 2u);
-  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::BadRequest("linelen"));
+  EXPECT_EQ(Hs(0)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(1)->error, WireStatus::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
   EXPECT_EQ(stats_.connections_input_limited.Get(), 1u);
 }
@@ -145,22 +149,22 @@ TEST_F(ClientConnectionTest, deferred_requests_wait_parsed_for_a_later_turn) {
   conn_->Trim();
   EXPECT_EQ(conn_->BeginTurn(), 1u);
   EXPECT_EQ(conn_->answers_begin(), 6u);
-  EXPECT_EQ(conn_->request(1)->key[0].view(), "6");
-  EXPECT_EQ(conn_->request(2)->key[0].view(), "7");
+  EXPECT_EQ(Hs(1)->key[0].view(), "6");
+  EXPECT_EQ(Hs(2)->key[0].view(), "7");
   conn_->EndTurn(2);
   EXPECT_FALSE(conn_->has_unanswered());
   conn_->CompactInput();
   ASSERT_EQ(Feed("0\t=\t1\t8\n"), 1u);  // the next turn reads and parses anew
-  EXPECT_EQ(conn_->request(0)->key[0].view(), "8");
+  EXPECT_EQ(Hs(0)->key[0].view(), "8");
 }
 
 TEST_F(ClientConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
   Open(false, "s3cret");
   ASSERT_EQ(Feed("0\t=\t1\t1\nA\t2\ts3cret\nA\t1\ts3cret\n0\t=\t1\t1\n"), 4u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("authtype"));
-  EXPECT_EQ(conn_->request(2)->type, RequestType::kAuth);
-  EXPECT_EQ(conn_->request(3)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(Hs(1)->error, WireStatus::Unauthorized("authtype"));
+  EXPECT_EQ(Hs(2)->type, RequestType::kAuth);
+  EXPECT_EQ(Hs(3)->type, RequestType::kFind);
   EXPECT_EQ(session_->failed_logins, 0u);
 }
 
@@ -169,50 +173,50 @@ TEST_F(ClientConnectionTest, requests_before_a_matching_secret_are_unauthorized)
 TEST_F(ClientConnectionTest, a_wrong_secret_is_counted_and_ends_the_parse) {
   Open(false, "s3cret");
   ASSERT_EQ(Feed("A\t1\twrong\nA\t1\ts3cret\n0\t=\t1\t1\n"), 1u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(Hs(0)->error, WireStatus::Unauthorized("unauth"));
   EXPECT_EQ(session_->failed_logins, 1u);
   EXPECT_TRUE(conn_->read_more());
   ASSERT_EQ(conn_->ParseLines(1024, 1024), 2u);
-  EXPECT_EQ(conn_->request(0)->type, RequestType::kAuth);
-  EXPECT_EQ(conn_->request(1)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->type, RequestType::kAuth);
+  EXPECT_EQ(Hs(1)->type, RequestType::kFind);
   EXPECT_EQ(session_->failed_logins, 1u);
 }
 
 TEST_F(ClientConnectionTest, account_logins_go_to_the_executor_and_end_the_parse) {
   Open(true, "", true);
   ASSERT_EQ(Feed("0\t=\t1\t1\nA\t1\ts\nA\t2\tapp\nA\t3\tapp\tff\n0\t=\t1\t1\n"), 4u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("authtype"));
-  EXPECT_EQ(conn_->request(2)->type, RequestType::kAuth);
-  EXPECT_EQ(conn_->request(2)->auth_key, "app");
-  EXPECT_EQ(conn_->request(3)->type, RequestType::kAuth);
-  EXPECT_EQ(conn_->request(3)->auth_arg, "ff");
+  EXPECT_EQ(Hs(0)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(Hs(1)->error, WireStatus::Unauthorized("authtype"));
+  EXPECT_EQ(Hs(2)->type, RequestType::kAuth);
+  EXPECT_EQ(Hs(2)->auth_key, "app");
+  EXPECT_EQ(Hs(3)->type, RequestType::kAuth);
+  EXPECT_EQ(Hs(3)->auth_arg, "ff");
   // The find after the login waits until the executor has answered the login; the
   // connection wants another turn for it.
   EXPECT_TRUE(conn_->read_more());
   session_->SetAccount("app@localhost");
   ASSERT_EQ(conn_->ParseLines(1024, 1024), 1u);
-  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->type, RequestType::kFind);
   // A write on the read listener is still refused after a login.
   ASSERT_EQ(Feed("0\t+\t1\tv\n"), 1u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(0)->error, WireStatus::BadRequest("readonly"));
 }
 
 TEST_F(ClientConnectionTest, writes_on_the_read_listener_answer_readonly) {
   Open(true);
   ASSERT_EQ(Feed("0\t+\t1\tv\n0\t=\t1\t1\t1\t0\tD\n0\t=\t1\t1\n"), 3u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(2)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(1)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(2)->type, RequestType::kFind);
 }
 
 TEST_F(ClientConnectionTest, malformed_writes_on_the_read_listener_answer_readonly_too) {
   Open(true);
   ASSERT_EQ(Feed("0\t+\t2\tv\n0\t=\t1\t1\tZ\n0\t=\t1\t1\tD\tx\n0\t=\t0\n"), 4u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(2)->error, WireStatus::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(3)->error, WireStatus::BadRequest("klen"));  // a read, malformed
+  EXPECT_EQ(Hs(0)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(1)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(2)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(3)->error, WireStatus::BadRequest("klen"));  // a read, malformed
 }
 
 TEST_F(ClientConnectionTest, answers_are_flushed_to_the_client) {
