@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "protocol/memcached.h"
 #include "protocol/request.h"
 #include "server/listener.h"
 
@@ -30,6 +31,18 @@ class ClientConnectionTest : public ::testing::Test {
     session_ = session.get();
     conn_ = std::make_unique<ClientConnection>(fds[1], 1, "test", listener_.get(),
                                          std::move(session), &stats_, 0);
+  }
+  // A memcached listener's connection (no login, no TLS).
+  void OpenMemcached() {
+    listener_ = std::make_unique<Listener>("memcached", false, AuthMode::kNone, "", 1,
+                                           WireProtocol::kMemcached);
+    int fds[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    client_ = fds[0];
+    auto session = std::make_unique<ConnectionSession>();
+    session_ = session.get();
+    conn_ = std::make_unique<ClientConnection>(fds[1], 1, "test", listener_.get(),
+                                               std::move(session), &stats_, 0);
   }
   void TearDown() override {
     if (conn_) ::close(conn_->fd());
@@ -55,6 +68,8 @@ class ClientConnectionTest : public ::testing::Test {
 
   // Request `i` of the last parse (a HandlerSocket listener's: a Request).
   Request* Hs(size_t i) { return static_cast<Request*>(conn_->request(i)); }
+  // The same on a memcached listener: an McRequest.
+  McRequest* Mc(size_t i) { return static_cast<McRequest*>(conn_->request(i)); }
 
   WorkerStats stats_;
   ConnectionSession* session_ = nullptr;
@@ -328,6 +343,38 @@ TEST_F(ClientConnectionTest, held_answers_count_their_latency_until_released) {
           .Get(),
       0u);
   EXPECT_EQ(stats_.log_flush_wait_microseconds.Get(), 3u * 500);
+}
+
+// What the layers that know no protocol read of a request (ParsedRequest) is set
+// once the connection's rules have decided it: a refused `A` counts as invalid.
+TEST_F(ClientConnectionTest, each_request_carries_its_category_once_its_rules_have_run) {
+  Open(false);
+  EXPECT_EQ(conn_->protocol(), WireProtocol::kHandlerSocket);
+  ASSERT_EQ(Feed("0\t=\t1\t5\nA\t1\tx\n1\t+\t1\tv\n0\t=\t1\t5\t1\t0\tD\n"), 4u);
+  EXPECT_EQ(conn_->request(0)->category, RequestCategory::kFind);
+  EXPECT_EQ(conn_->request(1)->category, RequestCategory::kInvalid);
+  EXPECT_EQ(conn_->request(2)->category, RequestCategory::kInsert);
+  EXPECT_EQ(conn_->request(3)->category, RequestCategory::kDelete);
+}
+
+// A memcached listener's connection parses memcached commands, each its own
+// McRequest, with what it writes and counts as.
+TEST_F(ClientConnectionTest, a_memcached_listener_parses_commands_into_mc_requests) {
+  OpenMemcached();
+  EXPECT_EQ(conn_->protocol(), WireProtocol::kMemcached);
+  ASSERT_EQ(Feed("get a b\r\nset k 0 0 1\r\nv\r\ndelete k\r\nversion\r\n"), 4u);
+  EXPECT_EQ(Mc(0)->command, McCommand::kGet);
+  EXPECT_EQ(Mc(0)->keys.size(), 2u);
+  EXPECT_FALSE(Mc(0)->writes);
+  EXPECT_EQ(Mc(0)->category, RequestCategory::kFind);
+  EXPECT_EQ(Mc(1)->value, "v");
+  EXPECT_TRUE(Mc(1)->writes);
+  EXPECT_TRUE(Mc(2)->writes);
+  EXPECT_EQ(Mc(2)->category, RequestCategory::kDelete);
+  EXPECT_FALSE(Mc(3)->writes);
+  EXPECT_FALSE(conn_->ending());
+  ASSERT_EQ(Feed("get a\r\nquit\r\nget b\r\n"), 2u);  // nothing after quit is read
+  EXPECT_TRUE(conn_->ending());
 }
 
 }  // namespace
