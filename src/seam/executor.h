@@ -103,6 +103,9 @@ struct WorkerInfo {
   // Resets the figures of the worker's listener (a protocol's `stats reset`);
   // callable from any thread.
   std::function<void()> reset_listener_figures;
+  // What the listener's clients speak: a ProtocolModule makes handlers for the
+  // workers whose protocol it serves.
+  WireProtocol protocol = WireProtocol::kHandlerSocket;
 };
 
 class Executor {

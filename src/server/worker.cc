@@ -79,6 +79,7 @@ WorkerInfo Worker::WithWorker(WorkerInfo info, Listener* listener) {
   listener->AddWorkerStats(&stats_);
   info.listener_figures = [listener](bool with) { return listener->Figures(with); };
   info.reset_listener_figures = [listener] { listener->ResetFigures(); };
+  info.protocol = listener->protocol();
   return info;
 }
 

@@ -27,10 +27,6 @@ constexpr std::string_view kSaslNeedsTls =
     "SASL PLAIN sends the password in clear: connect with TLS, or set "
     "rowsocket_memcached_sasl_over_plain_tcp=ON";
 
-bool IsMemcachedListener(const WorkerInfo& info) {
-  return std::strcmp(info.listener, "memcached") == 0;
-}
-
 EngineSession* SessionOf(const BatchItem& item) {
   return static_cast<EngineSession*>(item.session);
 }
@@ -49,7 +45,7 @@ KvSession* KvSessionOf(EngineSession* session) {
 class MemcachedModule : public ProtocolModule {
  public:
   std::unique_ptr<ProtocolHandler> NewHandler(WorkerEngine* engine) override {
-    if (!IsMemcachedListener(engine->info())) return nullptr;
+    if (engine->info().protocol != WireProtocol::kMemcached) return nullptr;
     default_container_.Start();
     return std::make_unique<MemcachedHandler>(engine, &flushes_);
   }
