@@ -1,4 +1,4 @@
-// ClientConnection: reading, line framing, per-connection request rules, writing.
+// ClientConnection: reading, parsing through the connection's protocol, writing.
 // Runs on the thread of the worker that owns the connection (see connection.h).
 #include "server/client_connection.h"
 

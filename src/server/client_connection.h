@@ -2,9 +2,10 @@
 //
 // Input arrives in `in_`; its protocol (connection_protocol.h: the listener's,
 // registered once per protocol) parses complete requests in place, so `in_` is
-// compacted only after the batch that uses them has been answered. Answers accumulate in `out_` and leave in as few
-// writes as the socket allows; answers of a write batch that is committed but not
-// yet durable are held back (HoldOutput) until it is.
+// compacted only after the batch that uses them has been answered. Answers
+// accumulate in `out_` and leave in as few writes as the socket allows; answers of
+// a write batch that is committed but not yet durable are held back (HoldOutput)
+// until it is.
 //
 // The transport is chosen by the first byte the client sends: 0x16 (a TLS handshake
 // record, which no request begins with) makes it a TLS connection, whose handshake
