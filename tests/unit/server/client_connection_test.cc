@@ -377,5 +377,24 @@ TEST_F(ClientConnectionTest, a_memcached_listener_parses_commands_into_mc_reques
   EXPECT_TRUE(conn_->ending());
 }
 
+// Every protocol a listener may speak has its server side registered
+// (connection_protocols.cc), and its listeners count their open connections where
+// SHOW STATUS reads them.
+TEST(ServerProtocols, every_protocol_is_registered_with_its_connection_counts) {
+  for (WireProtocol protocol : {WireProtocol::kHandlerSocket, WireProtocol::kMemcached}) {
+    const ServerProtocol& registered = ServerProtocolOf(protocol);
+    ASSERT_NE(registered.new_connection, nullptr);
+    EXPECT_NE(registered.new_connection(), nullptr);
+  }
+  StatsSnapshot s;
+  const ServerProtocol& hs = ServerProtocolOf(WireProtocol::kHandlerSocket);
+  s.*hs.open_connections_read_only += 1;
+  s.*hs.open_connections += 2;
+  s.*ServerProtocolOf(WireProtocol::kMemcached).open_connections += 4;
+  EXPECT_EQ(s.connections_read, 1u);
+  EXPECT_EQ(s.connections_write, 2u);
+  EXPECT_EQ(s.connections_memcached, 4u);
+}
+
 }  // namespace
 }  // namespace rowsocket
