@@ -26,6 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/parsed_request.h"
+
 namespace rowsocket {
 
 // Longest key memcached accepts, in every framing.
@@ -143,7 +145,8 @@ struct McMetaFlags {
   }
 };
 
-struct McRequest {
+// (ParsedRequest::category: McCategoryOf, set by the server once its rules have run.)
+struct McRequest : ParsedRequest {
   McCommand command = McCommand::kInvalid;
   McFraming framing = McFraming::kText;
 
@@ -188,6 +191,8 @@ struct McRequest {
   // Close the connection after answering (binary: the packet's lengths made no
   // sense, so the framing is lost; memcached answers kInvalidArguments and closes).
   bool close_after = false;
+  // It changes rows (McWritesRows), as the server decided it once parsed.
+  bool writes = false;
 
   // The key a base64 key (meta flag `b`) stands for, decoded; keys[0] points into it
   // (held on the heap, so that moving the request keeps it where keys[0] points).

@@ -45,4 +45,16 @@ const McCommandInfo& McCommandProperties(McCommand command) {
 
 const McCommandInfo* McCommandTable() { return kTable; }
 
+RequestCategory McCategoryOf(const McRequest& mc) {
+  switch (McCommandProperties(mc.command).counts_as) {
+    case McCountsAs::kFind: return RequestCategory::kFind;
+    case McCountsAs::kInsert: return RequestCategory::kInsert;
+    case McCountsAs::kUpdate: return RequestCategory::kUpdate;
+    case McCountsAs::kDelete: return RequestCategory::kDelete;
+    case McCountsAs::kInvalid: return RequestCategory::kInvalid;
+    case McCountsAs::kOther: break;
+  }
+  return RequestCategory::kOpen;
+}
+
 }  // namespace rowsocket

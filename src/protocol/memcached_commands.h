@@ -44,6 +44,10 @@ inline bool McWritesRows(const McRequest& mc) {
   return info.writes || (info.writes_with_flag != 0 && mc.meta.Has(info.writes_with_flag));
 }
 
+// What the request counts as in the counters and latency (its table row's counts_as;
+// kOther counts as an open).
+RequestCategory McCategoryOf(const McRequest& mc);
+
 // Whether this request reads or changes rows; the others (version, stats, noop, ...)
 // are answered without the container.
 inline bool McTouchesRows(const McRequest& mc) { return McCommandProperties(mc.command).uses_rows; }

@@ -389,6 +389,7 @@ class Parser {
 }  // namespace
 
 void Request::Clear() {
+  category = RequestCategory::kInvalid;
   type = RequestType::kInvalid;
   error = WireStatus::OK();
   index_id = 0;
@@ -407,8 +408,6 @@ void Request::Clear() {
   modify_values.clear();
   modify_columns.clear();
   insert_values.clear();
-  memcached = nullptr;
-  memcached_writes = false;
   asks_to_write = false;
 }
 
@@ -420,6 +419,20 @@ void ParseRequest(char* line, size_t size, Request* out) {
     // (A bare `A` is an authentication failure, code 3, as for any bad type.)
     out->error = ErrorStatus(ErrorFor(error));
   }
+}
+
+RequestCategory CategoryOf(const Request& r) {
+  switch (r.type) {
+    case RequestType::kOpenIndex: return RequestCategory::kOpen;
+    case RequestType::kDescribe: return RequestCategory::kOpen;  // reads what `P` opens
+    case RequestType::kAuth: return RequestCategory::kAuth;
+    case RequestType::kInsert: return RequestCategory::kInsert;
+    case RequestType::kInvalid: return RequestCategory::kInvalid;
+    case RequestType::kFind:
+      if (r.modify == ModifyOp::kNone) return RequestCategory::kFind;
+      return r.modify == ModifyOp::kDelete ? RequestCategory::kDelete : RequestCategory::kUpdate;
+  }
+  return RequestCategory::kInvalid;
 }
 
 }  // namespace rowsocket

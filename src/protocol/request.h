@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/parsed_request.h"
 #include "protocol/wire_status.h"
 
 namespace rowsocket {
@@ -38,7 +39,6 @@ enum class RequestType : uint8_t {
   kFind,       // <id> <op> ...      (with modify != kNone: find and modify)
   kInsert,     // <id> + <n> <v...>
   kInvalid,    // could not be parsed; `error` says why
-  kMemcached,  // a memcached command (`memcached`), on the memcached listener
   kDescribe,   // ?describe <db> <table> [<index>]   (rowsocket's own; see below)
 };
 
@@ -57,8 +57,6 @@ enum class RequestType : uint8_t {
 constexpr std::string_view kDescribeCommand = "?describe";
 constexpr uint32_t kDescribeFields = 3;
 
-struct McRequest;
-
 // Find operator: where the scan starts and in which direction it goes.
 enum class FindOp : uint8_t { kEq, kGt, kGe, kLt, kLe };
 // RequestFilter comparison.
@@ -74,7 +72,8 @@ struct RequestFilter {
   WireValue value;
 };
 
-struct Request {
+// (ParsedRequest::category: CategoryOf, set by the server once its rules have run.)
+struct Request : ParsedRequest {
   RequestType type = RequestType::kInvalid;
   WireStatus error;  // set when type == kInvalid
 
@@ -109,16 +108,12 @@ struct Request {
   std::vector<WireValue> modify_values;
   // U, +, -: the positions in the open index's columns that modify_values write, in
   // order; empty: the first modify_values.size() columns. Never parsed from the
-  // wire: the engine's own requests (memcached's) change only the columns a command
-  // is about, and leave the others as they are.
+  // wire: the engine's own requests change only the columns they are about, and
+  // leave the others as they are.
   std::vector<uint32_t> modify_columns;
 
   // Insert: values for the open index's first insert_values.size() columns.
   std::vector<WireValue> insert_values;
-
-  // kMemcached: the command (owned by the connection), and whether it changes rows.
-  const McRequest* memcached = nullptr;
-  bool memcached_writes = false;
 
   // Resets to an empty request, keeping vector capacity.
   void Clear();
@@ -132,8 +127,7 @@ struct Request {
   // Inserts and find-and-modify requests change rows.
   bool IsWrite() const {
     return type == RequestType::kInsert ||
-           (type == RequestType::kFind && modify != ModifyOp::kNone) ||
-           (type == RequestType::kMemcached && memcached_writes);
+           (type == RequestType::kFind && modify != ModifyOp::kNone);
   }
 };
 
@@ -144,5 +138,8 @@ constexpr uint32_t kMaxIndexIdValue = 0x7fffffff;
 // place. On a malformed line sets out->type = kInvalid and out->error to the wire
 // error (code 2, e.g. "syntax", "op", "modop", "filtertype", "invalueslen").
 void ParseRequest(char* line, size_t size, Request* out);
+
+// What `request` counts as (P and ?describe: open; A: auth; U, +, -: update).
+RequestCategory CategoryOf(const Request& request);
 
 }  // namespace rowsocket

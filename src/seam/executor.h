@@ -18,7 +18,8 @@
 #include <mutex>
 #include <string>
 
-#include "protocol/request.h"
+#include "protocol/parsed_request.h"
+#include "seam/config.h"
 #include "seam/listener_figures.h"
 #include "seam/stats.h"
 
@@ -69,7 +70,10 @@ class ConnectionSession {
 // One request of a batch, and where its answer goes.
 struct BatchItem {
   ConnectionSession* session;  // the connection's
-  Request* request;            // parsed request (kInvalid carries its error)
+  WireProtocol protocol;       // what its connection speaks: the type of `request`
+  // The parsed request, of its protocol's own type (derived from ParsedRequest; only
+  // that protocol's code casts it back). An invalid one carries its error.
+  ParsedRequest* request;
   std::string* out;            // the connection's output buffer; append the answer
   // Backpressure: once `out` holds `out_limit` bytes or more (its client has not
   // read rowsocket_max_output_buffer of answers), the executor leaves this item and
@@ -96,8 +100,12 @@ struct WorkerInfo {
   // The figures of the worker's listener (its workers' counters summed, and its
   // connections when `with_connections`); callable from the worker's thread.
   std::function<ListenerFigures(bool with_connections)> listener_figures;
-  // memcached's `stats reset` of the worker's listener; callable from any thread.
+  // Resets the figures of the worker's listener (a protocol's `stats reset`);
+  // callable from any thread.
   std::function<void()> reset_listener_figures;
+  // What the listener's clients speak: a ProtocolModule makes handlers for the
+  // workers whose protocol it serves.
+  WireProtocol protocol = WireProtocol::kHandlerSocket;
 };
 
 class Executor {
@@ -108,10 +116,11 @@ class Executor {
 
   // Executes items[0..count) and appends exactly one answer per item to its
   // `out`, in item order, except for deferred items (see BatchItem::out_limit), which
-  // get none. A connection's items are consecutive. Requests of type kInvalid are
-  // answered with their error; kAuth logs an account in where the connection's
-  // listener wants account logins, and is answered with success otherwise (the
-  // server has checked the secret already).
+  // get none. A connection's items are consecutive. Each item is prepared, run and
+  // answered by the handler of its protocol: an invalid request is answered with
+  // its error; a login logs an account in where the connection's listener wants
+  // account logins, and is answered with success otherwise (the server has
+  // checked a shared secret already).
   // A request that meets a lock held by another transaction is deferred with a
   // `retry_ms` (with every later item of its connection), so that the other
   // connections of the batch never wait for it; the executor answers its lock

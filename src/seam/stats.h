@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "protocol/request.h"
+#include "protocol/parsed_request.h"
 #include "seam/memcached_counters.h"
 #include "util/counter.h"
 
@@ -82,12 +82,8 @@ namespace rowsocket {
   X(log_flush_wait_microseconds,                                                   \
     "summed over requests: how long answers of committed writes waited for the log flush")
 
-// What a request is counted as, in the counters and in ROWSOCKET_LATENCY.KIND
-// (U, + and - are updates).
-enum class RequestCategory : uint8_t { kOpen, kFind, kInsert, kUpdate, kDelete, kAuth, kInvalid };
-constexpr size_t kRequestCategories = 7;
+// RequestCategory (parsed_request.h) as ROWSOCKET_LATENCY.KIND names it.
 const char* RequestCategoryName(RequestCategory category);
-RequestCategory CategoryOf(const Request& request);
 
 // Upper bounds of the latency buckets in microseconds; the last bucket is unbounded.
 constexpr uint64_t kLatencyBoundsUs[] = {10,    20,    50,     100,    200,    500,

@@ -1,4 +1,4 @@
-// ClientConnection: reading, line framing, per-connection request rules, writing.
+// ClientConnection: reading, parsing through the connection's protocol, writing.
 // Runs on the thread of the worker that owns the connection (see connection.h).
 #include "server/client_connection.h"
 
@@ -10,8 +10,6 @@
 #include <cstring>
 #include <thread>
 
-#include "protocol/memcached_commands.h"
-#include "protocol/wire_errors.h"
 #include "server/listener.h"
 #include "util/log.h"
 #include "util/clock.h"
@@ -23,20 +21,22 @@ namespace {
 // large answers does not pin memory on an idle connection.
 constexpr size_t kKeepOutputCapacity = 64 * 1024;
 constexpr size_t kKeepInputCapacity = 64 * 1024;
-// Parsed-request slots an idle connection keeps (see Trim).
-constexpr size_t kKeepRequests = 64;
 // The first byte of a TLS handshake record; no request begins with it.
 constexpr unsigned char kTlsHandshakeRecord = 0x16;
-// The memcached listener's answer to plain text while require_secure_transport is on.
-constexpr std::string_view kMcTlsRequired =
-    "SERVER_ERROR TLS required (rowsocket_require_secure_transport)";
-
-void MakeError(Request* r, WireStatus status) {
-  r->type = RequestType::kInvalid;
-  r->error = status;
-}
 
 }  // namespace
+
+ClientConnection::ClientConnection(int fd, uint64_t id, std::string peer, Listener* listener,
+                                   std::unique_ptr<ConnectionSession> session,
+                                   WorkerStats* stats, uint64_t now_ms)
+    : fd_(fd), id_(id), peer_(std::move(peer)), connected_ms_(now_ms), listener_(listener),
+      session_(std::move(session)), stats_(stats),
+      protocol_(ServerProtocolOf(listener->protocol()).new_connection()) {
+  last_active_ms_.store(now_ms, std::memory_order_relaxed);
+  CheckAdmitted();
+}
+
+WireProtocol ClientConnection::protocol() const { return listener_->protocol(); }
 
 bool ClientConnection::Acquire() {
   uint8_t state = owner_.load(std::memory_order_acquire);
@@ -182,124 +182,25 @@ bool ClientConnection::ReadTls(char* scratch, size_t size) {
 }
 
 size_t ClientConnection::ParseLines(uint32_t max_line_length, uint32_t max_unfinished) {
-  if (listener_->protocol() == WireProtocol::kMemcached)
-    return ParseMemcached(max_line_length, std::min(max_unfinished, max_line_length));
-  size_t count = 0;
-  max_unfinished = std::min(max_unfinished, max_line_length);
-  while (!ending()) {
-    char* begin = &in_[0] + consumed_;
-    size_t avail = in_.size() - consumed_;
-    char* lf = avail ? static_cast<char*>(std::memchr(begin, '\n', avail)) : nullptr;
-    if (lf == nullptr) {
-      if (avail >= max_unfinished) {
-        // No end in sight (or none the listener's input budget can wait for): the
-        // rest of the stream cannot be framed reliably.
-        if (avail < max_line_length) stats_->connections_input_limited.Add();
-        AnswerErrorAndEnd(count++, WireError::kLineLen);
-        consumed_ = in_.size();
-      }
-      break;
-    }
-    size_t len = static_cast<size_t>(lf - begin);
-    consumed_ += len + 1;
-    if (len + 1 > max_line_length) {
-      AnswerErrorAndEnd(count++, WireError::kLineLen);
-      break;
-    }
-    if (refuse_plain_) {
-      AnswerErrorAndEnd(count++, WireError::kTlsRequired);
-      break;
-    }
-    if (len > 0 && begin[len - 1] == '\r') --len;
-    if (requests_.size() <= count) requests_.emplace_back();
-    Request* r = &requests_[count++];
-    const uint32_t failed_logins = session_->failed_logins;
-    ParseOne(begin, len, r);
-    if (session_->failed_logins != failed_logins) {
-      read_more_ = true;  // a wrong secret ends the turn's lines, as a login does below
-      break;
-    }
-    if (r->type == RequestType::kAuth && session_->account_logins && r->auth_type != "2") {
-      // Whether the requests after an account login (A 3, A 4) may run depends on
-      // how the executor answers it: they are parsed next turn.
-      read_more_ = true;
-      break;
-    }
+  requests_.clear();
+  if (!ending()) {
+    ParseTurn turn;
+    turn.input = &in_[0] + consumed_;
+    turn.size = in_.size() - consumed_;
+    turn.max_line_length = max_line_length;
+    turn.max_unfinished = max_unfinished;
+    turn.listener = listener_;
+    turn.session = session_.get();
+    turn.stats = stats_;
+    turn.tls = tls();
+    turn.refuse_plain = refuse_plain_;
+    turn.requests = &requests_;
+    protocol_->Parse(&turn);
+    consumed_ += turn.consumed;
+    if (turn.next_turn) read_more_ = true;
+    if (turn.end) End();
   }
-  parsed_ = count;
-  answered_ = 0;
-  requests_total_.Add(count);
-  return count;
-}
-
-// The memcached listener: every complete command in the input, each carried by a
-// request of type kMemcached. Values up to `max_value_size` bytes (and multi-get lines
-// as long) are taken; a longer value is answered with an error and its bytes dropped.
-// An unfinished command of `max_unfinished` bytes or more (the listener's input is
-// over its budget) closes the connection, as an unfinished HandlerSocket line does.
-size_t ClientConnection::ParseMemcached(uint32_t max_value_size, uint32_t max_unfinished) {
-  session_->tls = tls();
-  McLimits limits;
-  limits.max_value_size = max_value_size;
-  limits.max_retrieval_line = max_value_size;
-  size_t count = 0;
-  while (!ending()) {
-    if (mc_discard_ > 0) {
-      const uint64_t drop = std::min<uint64_t>(mc_discard_, in_.size() - consumed_);
-      consumed_ += static_cast<size_t>(drop);
-      mc_discard_ -= drop;
-      if (mc_discard_ > 0) break;
-    }
-    if (consumed_ == in_.size()) break;
-    if (!mc_protocol_known_) {
-      mc_protocol_ = McDetectProtocol(static_cast<uint8_t>(in_[consumed_]));
-      mc_protocol_known_ = true;
-    }
-    if (mc_requests_.size() <= count) mc_requests_.emplace_back();
-    if (requests_.size() <= count) requests_.emplace_back();
-    McRequest* mc = &mc_requests_[count];
-    const McParseResult result = ParseMcRequest(
-        std::string_view(in_).substr(consumed_), mc_protocol_, limits, mc);
-    if (result.status == McParseStatus::kNeedMore) {
-      if (max_unfinished < max_value_size && in_.size() - consumed_ >= max_unfinished) {
-        stats_->connections_input_limited.Add();
-        End();
-      }
-      break;
-    }
-    if (result.status == McParseStatus::kClose) {
-      End();
-      break;
-    }
-    consumed_ += result.consumed;
-    mc_discard_ = result.discard;
-    Request* r = &requests_[count++];
-    r->Clear();
-    r->type = RequestType::kMemcached;
-    if (refuse_plain_) {
-      // As on the HandlerSocket ports: the first request is refused, in memcached's
-      // words, and the connection closes once that answer is out.
-      mc->command = McCommand::kInvalid;
-      mc->error = kMcTlsRequired;
-      mc->error_status = McStatus::kAuthError;
-      mc->noreply = false;
-      End();
-      break;
-    }
-    r->memcached_writes = McWritesRows(*mc);
-    if (mc->command == McCommand::kQuit || mc->close_after) {
-      End();  // closes once the answers before it (and its own, if any) are out
-      break;
-    }
-    if (McCommandProperties(mc->command).logs_in && session_->account_logins) {
-      // As after `A 3`: what follows a login is parsed next turn, once its answer
-      // (and a refusal's delay, login_policy.h) is known.
-      read_more_ = true;
-      break;
-    }
-  }
-  // (Pointers are set last: the vector may have grown while parsing.)
-  for (size_t i = 0; i < count; ++i) requests_[i].memcached = &mc_requests_[i];
+  const size_t count = requests_.size();
   parsed_ = count;
   answered_ = 0;
   requests_total_.Add(count);
@@ -316,7 +217,7 @@ void ClientConnection::EndTurn(size_t answered) { answered_ += answered; }
 
 void ClientConnection::CountLatency(uint64_t micros) {
   for (size_t i = turn_first_; i < answered_; ++i)
-    stats_->latency.Add(CategoryOf(requests_[i]), micros);
+    stats_->latency.Add(requests_[i]->category, micros);
 }
 
 void ClientConnection::CheckAdmitted() {
@@ -328,7 +229,7 @@ void ClientConnection::CheckAdmitted() {
       admitted = session_->logged_in();
       break;
     case AuthMode::kSecret:
-      admitted = listener_->secret().empty() || authenticated_.load(std::memory_order_relaxed);
+      admitted = listener_->secret().empty() || protocol_->secret_accepted();
       break;
     case AuthMode::kNone:
       // Plain text (or nothing sent yet) needs nothing more; only a TLS handshake
@@ -344,7 +245,7 @@ void ClientConnection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->peer = peer_;
   info->authenticated = listener_->auth() == AuthMode::kAccount
                             ? session_->logged_in()
-                            : authenticated_.load(std::memory_order_relaxed);
+                            : protocol_->secret_accepted();
   info->account = session_->account();
   info->tls = tls_version_.load(std::memory_order_relaxed);
   info->open_indexes = static_cast<uint32_t>(session_->open_indexes.Get());
@@ -356,71 +257,11 @@ void ClientConnection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->worker = worker_.load(std::memory_order_relaxed);
 }
 
-// The connection closes once the answer has left.
-void ClientConnection::AnswerErrorAndEnd(size_t slot, WireError error) {
-  if (requests_.size() <= slot) requests_.emplace_back();
-  requests_[slot].Clear();
-  MakeError(&requests_[slot], ErrorStatus(error));
-  End();
-}
-
-void ClientConnection::ParseOne(char* line, size_t size, Request* r) {
-  ParseRequest(line, size, r);
-  if (listener_->auth() == AuthMode::kAccount) return ParseForAccount(r);
-  const std::string& secret = listener_->secret();
-  if (r->type == RequestType::kInvalid) {
-    // A malformed line that asks for a change: the read listener refuses the
-    // change first, as the original plugin does.
-    if (listener_->read_only() && r->asks_to_write && (secret.empty() || authenticated_))
-      MakeError(r, ErrorStatus(WireError::kReadOnly));
-    return;
-  }
-  if (r->type == RequestType::kAuth) {
-    // A listener without a secret accepts no key (clients keep working
-    // unauthenticated), as the original plugin does.
-    if (r->auth_type != "1") {
-      MakeError(r, ErrorStatus(WireError::kAuthType));
-    } else if (secret.empty() || r->auth_key != secret) {
-      authenticated_ = false;
-      MakeError(r, ErrorStatus(WireError::kUnauth));
-      // A wrong secret is a refused login (login_policy.h); on a listener without
-      // one, `A 1` is a no-op the original's clients send, not a guess.
-      if (!secret.empty()) ++session_->failed_logins;
-    } else {
-      authenticated_ = true;
-    }
-    return;
-  }
-  if (!secret.empty() && !authenticated_) {
-    MakeError(r, ErrorStatus(WireError::kUnauth));
-    return;
-  }
-  if (listener_->read_only() && r->IsWrite()) MakeError(r, ErrorStatus(WireError::kReadOnly));
-}
-
-// On a listener with account logins, `A` types 2 to 4 go to the executor, which
-// checks the account; every other request needs a connection logged in.
-void ClientConnection::ParseForAccount(Request* r) {
-  if (r->type == RequestType::kAuth) {
-    const std::string_view type = r->auth_type;
-    if (type != "2" && type != "3" && type != "4") MakeError(r, ErrorStatus(WireError::kAuthType));
-    session_->tls = tls();
-    return;
-  }
-  if (!session_->logged_in()) {
-    MakeError(r, ErrorStatus(WireError::kUnauth));
-    return;
-  }
-  if (listener_->read_only() && (r->IsWrite() || (r->type == RequestType::kInvalid && r->asks_to_write)))
-    MakeError(r, ErrorStatus(WireError::kReadOnly));
-}
-
 void ClientConnection::Trim() {
   if (has_unanswered()) return;  // their requests point into the input
-  if (requests_.size() > kKeepRequests) {
-    requests_.resize(kKeepRequests);
-    requests_.shrink_to_fit();
-  }
+  requests_.clear();  // (every one is answered: nothing reads them any more)
+  parsed_ = answered_ = turn_first_ = 0;
+  protocol_->Trim();
   if (in_.empty()) std::string().swap(in_);
   if (!HasOutput()) std::string().swap(out_);
 }
@@ -492,7 +333,7 @@ void ClientConnection::HoldOutput(uint64_t ticket, size_t begin, uint64_t since_
                             uint64_t committed_us) {
   Hold hold{ticket, begin, since_us, committed_us, {}};
   for (size_t i = turn_first_; i < answered_; ++i)
-    ++hold.requests[static_cast<size_t>(CategoryOf(requests_[i]))];
+    ++hold.requests[static_cast<size_t>(requests_[i]->category)];
   holds_.push_back(hold);
 }
 

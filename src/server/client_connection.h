@@ -1,10 +1,11 @@
 // ClientConnection: one client socket and its buffers, owned by one worker at a time.
 //
-// Input arrives in `in_`; complete lines are parsed in place into `requests_`
-// (their tokens point into `in_`), so `in_` is compacted only after the batch that
-// uses them has been answered. Answers accumulate in `out_` and leave in as few
-// writes as the socket allows; answers of a write batch that is committed but not
-// yet durable are held back (HoldOutput) until it is.
+// Input arrives in `in_`; its protocol (connection_protocol.h: the listener's,
+// registered once per protocol) parses complete requests in place, so `in_` is
+// compacted only after the batch that uses them has been answered. Answers
+// accumulate in `out_` and leave in as few writes as the socket allows; answers of
+// a write batch that is committed but not yet durable are held back (HoldOutput)
+// until it is.
 //
 // The transport is chosen by the first byte the client sends: 0x16 (a TLS handshake
 // record, which no request begins with) makes it a TLS connection, whose handshake
@@ -33,12 +34,11 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/memcached.h"
-#include "protocol/request.h"
-#include "protocol/wire_errors.h"
+#include "protocol/parsed_request.h"
 #include "seam/connection_info.h"
 #include "seam/executor.h"
 #include "seam/stats.h"
+#include "server/connection_protocol.h"
 #include "util/tls.h"
 
 namespace rowsocket {
@@ -48,12 +48,8 @@ class Listener;
 class ClientConnection {
  public:
   ClientConnection(int fd, uint64_t id, std::string peer, Listener* listener,
-             std::unique_ptr<ConnectionSession> session, WorkerStats* stats, uint64_t now_ms)
-      : fd_(fd), id_(id), peer_(std::move(peer)), connected_ms_(now_ms), listener_(listener),
-        session_(std::move(session)), stats_(stats) {
-    last_active_ms_.store(now_ms, std::memory_order_relaxed);
-    CheckAdmitted();
-  }
+                   std::unique_ptr<ConnectionSession> session, WorkerStats* stats,
+                   uint64_t now_ms);
 
   // --- Ownership ---------------------------------------------------------------
   // Readiness reached a worker: true if the connection was free and that worker now
@@ -132,14 +128,17 @@ class ClientConnection {
   // is left empty); with nothing received and `peer_closed`, ends the connection.
   void ReadReceived(std::string* received, bool peer_closed);
 
-  // Parses every complete line in the input buffer into requests (see
-  // ParsedRequests). Applies the line-length limit, the read-only rule and
-  // authentication; an unfinished line of `max_unfinished` bytes or more (at most
-  // the line-length limit) is answered `2 1 linelen` and ends the connection.
+  // Parses every complete request in the input buffer, through the connection's
+  // protocol (ConnectionProtocol::Parse: its line-length or value-size limit, its
+  // read-only rule and authentication); an unfinished request of `max_unfinished`
+  // bytes or more (at most the line-length limit) ends the connection.
   // Returns the number of requests parsed. Call only when every request parsed
   // before has been answered.
   size_t ParseLines(uint32_t max_line_length, uint32_t max_unfinished);
-  Request* request(size_t i) { return &requests_[i]; }
+  // Parsed request `i`, of the type of protocol() (see BatchItem::request).
+  ParsedRequest* request(size_t i) { return requests_[i]; }
+  // What the connection speaks: its listener's protocol.
+  WireProtocol protocol() const;
   // Requests parsed by the last ParseLines.
   size_t parsed() const { return parsed_; }
 
@@ -250,12 +249,6 @@ class ClientConnection {
   enum class Choice : uint8_t { kChosen, kWait, kUnusable };
   enum : uint8_t { kFree, kOwned, kOwnedAgain, kSwept };
 
-  // Turns one line into a request, applying per-connection rules.
-  void ParseOne(char* line, size_t size, Request* request);
-  void ParseForAccount(Request* request);
-  size_t ParseMemcached(uint32_t max_value_size, uint32_t max_unfinished);
-  // Queues `error` as the answer to request `slot` and ends the connection.
-  void AnswerErrorAndEnd(size_t slot, WireError error);
   // Looks at the first byte without taking it and sets transport_.
   Choice ChooseTransport();
   bool ReadTls(char* scratch, size_t size);
@@ -284,14 +277,8 @@ class ClientConnection {
     uint32_t requests[kRequestCategories];  // held answers by request category
   };
   std::vector<Hold> holds_;        // oldest first
-  std::vector<Request> requests_;  // reused across batches
-  // Memcached listener: the commands requests_ carry (requests_[i].memcached points to
-  // mc_requests_[i]), the connection's protocol (its first byte decides), and input
-  // bytes still to drop (the rest of a value too large to store).
-  std::vector<McRequest> mc_requests_;
-  McProtocol mc_protocol_ = McProtocol::kText;
-  bool mc_protocol_known_ = false;
-  uint64_t mc_discard_ = 0;
+  std::unique_ptr<ConnectionProtocol> protocol_;  // parses; owns the requests' slots
+  std::vector<ParsedRequest*> requests_;          // the last ParseLines's, reused
   size_t parsed_ = 0;              // requests_[0, parsed_) came from the last ParseLines
   size_t answered_ = 0;            // requests_[0, answered_) have their answers
   size_t turn_first_ = 0;          // the first request the current turn executes
@@ -313,7 +300,6 @@ class ClientConnection {
   Counter requests_total_;
   Counter bytes_received_;
   Counter bytes_sent_;
-  std::atomic<bool> authenticated_{false};
   std::atomic<bool> admitted_{false};
 };
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "server/connection_protocol.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -114,10 +115,9 @@ StatsSnapshot Server::CollectStats() const {
   StatsSnapshot s;
   for (auto& w : workers_) s.AddFrom(w->stats());
   for (auto& l : listeners_) {
-    uint64_t* open = l->protocol() == WireProtocol::kMemcached ? &s.connections_memcached
-                     : l->read_only()                            ? &s.connections_read
-                                                                 : &s.connections_write;
-    *open += l->connections().open();
+    const ServerProtocol& protocol = ServerProtocolOf(l->protocol());
+    s.*(l->read_only() ? protocol.open_connections_read_only : protocol.open_connections) +=
+        l->connections().open();
     s.tls_connections += l->tls_open();
   }
   return s;

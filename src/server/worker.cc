@@ -79,6 +79,7 @@ WorkerInfo Worker::WithWorker(WorkerInfo info, Listener* listener) {
   listener->AddWorkerStats(&stats_);
   info.listener_figures = [listener](bool with) { return listener->Figures(with); };
   info.reset_listener_figures = [listener] { listener->ResetFigures(); };
+  info.protocol = listener->protocol();
   return info;
 }
 
@@ -264,8 +265,9 @@ void Worker::TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_uns
   const size_t first = c->BeginTurn();
   turn_.push_back({c, batch_.size(), c->parsed() - first, failed_logins});
   const size_t out_limit = c->OutputLimit(max_unsent);
+  const WireProtocol protocol = c->protocol();
   for (size_t k = first; k < c->parsed(); ++k)
-    batch_.push_back({c->session(), c->request(k), c->output(), out_limit, false});
+    batch_.push_back({c->session(), protocol, c->request(k), c->output(), out_limit, false});
 }
 
 // After a connection's turn, or once its socket may take more: writes what may

@@ -126,9 +126,10 @@ bool ReadStoredAccount(THD* thd, const char* host, const char* user, StoredAccou
   return true;
 }
 
-// Whether `r` (A 3: the scramble of `nonce`; A 4: the password) proves the password
-// whose mysql_native_password hash is `auth_string` (empty: no password).
-bool PasswordMatches(const std::string& auth_string, const Request& r, const std::string& nonce) {
+// Whether `c` (a response: the scramble of `nonce`; or the password) proves the
+// password whose mysql_native_password hash is `auth_string` (empty: no password).
+bool PasswordMatches(const std::string& auth_string, const LoginCredentials& c,
+                     const std::string& nonce) {
   unsigned char stage2[kHashSize];
   if (auth_string.empty()) {
     unsigned char stage1[kHashSize];
@@ -138,16 +139,16 @@ bool PasswordMatches(const std::string& auth_string, const Request& r, const std
              !FromHex(std::string_view(auth_string).substr(1), stage2, kHashSize)) {
     return false;  // not a hash this plugin made
   }
-  if (r.auth_type == "4") {
+  if (c.mechanism == LoginMechanism::kClearPassword) {
     unsigned char stage1[kHashSize], computed[kHashSize];
-    my_sha1(stage1, r.auth_arg.data(), r.auth_arg.size());
+    my_sha1(stage1, c.secret.data(), c.secret.size());
     my_sha1(computed, reinterpret_cast<const char*>(stage1), kHashSize);
     unsigned char differ = 0;  // in constant time
     for (size_t i = 0; i < kHashSize; ++i) differ |= computed[i] ^ stage2[i];
     return differ == 0;
   }
   unsigned char reply[kHashSize];
-  if (nonce.size() != kHashSize || !FromHex(r.auth_arg, reply, kHashSize)) return false;
+  if (nonce.size() != kHashSize || !FromHex(c.secret, reply, kHashSize)) return false;
   return check_scramble(reply, nonce.data(), stage2) == 0;
 }
 
@@ -248,12 +249,13 @@ std::string AccountLogin::AccountName() const {
   return std::string(sctx_.priv_user) + "@" + sctx_.priv_host;
 }
 
-EngineStatus Accounts::Challenge(AccountLogin* login, const Request& r, std::string* nonce_hex) {
+EngineStatus Accounts::Challenge(AccountLogin* login, std::string_view user,
+                                 std::string* nonce_hex) {
   unsigned char bytes[kHashSize];
   if (my_random_bytes(bytes, static_cast<int>(kHashSize)) != 0)
     return EngineStatus::StorageError(ER_OUT_OF_RESOURCES);
   login->nonce_.assign(reinterpret_cast<const char*>(bytes), kHashSize);
-  login->nonce_user_.assign(r.auth_key);
+  login->nonce_user_.assign(user);
   *nonce_hex = ToHex(bytes, kHashSize);
   return EngineStatus::OK();
 }
@@ -265,13 +267,14 @@ EngineStatus Accounts::Challenge(AccountLogin* login, const Request& r, std::str
 // ACCOUNT LOCK, PASSWORD EXPIRE, then MAX_USER_CONNECTIONS and its kin. OK: the
 // connection is logged in.
 EngineStatus Accounts::CheckAccount(AccountLogin* login, const StoredAccount& stored,
-                                  const Request& r, const std::string& nonce, bool tls) {
+                                  const LoginCredentials& credentials,
+                                  const std::string& nonce, bool tls) {
   const std::string account = AccountKey(login->sctx_);
   if (g_password_errors.Blocked(account, stored.priv, IgnoresPasswordErrors(login->sctx_)))
     return EngineStatus::AccountBlocked();
   if (!stored.plugin.empty() && stored.plugin != kNativePassword)
     return EngineStatus::AuthPluginUnsupported();
-  if (!PasswordMatches(stored.auth_string, r, nonce)) {
+  if (!PasswordMatches(stored.auth_string, credentials, nonce)) {
     g_password_errors.Failed(account, stored.priv);
     return EngineStatus::Unauthenticated();
   }
@@ -287,22 +290,24 @@ EngineStatus Accounts::CheckAccount(AccountLogin* login, const StoredAccount& st
   return EngineStatus::OK();
 }
 
-EngineStatus Accounts::LogIn(AccountLogin* login, const Request& r, const std::string& ip, bool tls) {
-  const bool plain = r.auth_type == "4";
+EngineStatus Accounts::LogIn(AccountLogin* login, const LoginCredentials& credentials,
+                             const std::string& ip, bool tls) {
+  const std::string_view user = credentials.user;
+  const bool plain = credentials.mechanism == LoginMechanism::kClearPassword;
   // A nonce answers one A 3, whatever its outcome: a response cannot be tried twice.
   std::string nonce, nonce_user;
   nonce.swap(login->nonce_);
   nonce_user.swap(login->nonce_user_);
   login->LogOut();  // a login attempt ends the connection's previous login
-  if (!plain && (nonce.empty() || nonce_user != r.auth_key)) return EngineStatus::NoChallenge();
+  if (!plain && (nonce.empty() || nonce_user != user)) return EngineStatus::NoChallenge();
   if (plain && !tls) return EngineStatus::TlsRequired();
-  if (r.auth_key.empty() || r.auth_key.size() > USERNAME_LENGTH)
+  if (user.empty() || user.size() > USERNAME_LENGTH)
     return EngineStatus::Unauthenticated();
 
   // The account SQL's login would pick for this user from this address. Host names
   // are not looked up: an account matches by address, or as localhost for a
   // loopback address, as SQL's login names it unless skip_name_resolve is set.
-  login->user_.assign(r.auth_key);
+  login->user_.assign(user);
   login->ip_ = ip;
   login->host_ = IsLoopback(ip) && !opt_skip_name_resolve ? std::string(my_localhost) : ip;
   StoredAccount stored;
@@ -311,7 +316,7 @@ EngineStatus Accounts::LogIn(AccountLogin* login, const Request& r, const std::s
     login->LogOut();
     return EngineStatus::Unauthenticated();  // no such account: as a wrong password
   }
-  const EngineStatus refusal = CheckAccount(login, stored, r, nonce, tls);
+  const EngineStatus refusal = CheckAccount(login, stored, credentials, nonce, tls);
   if (refusal.ok()) return refusal;
   login->LogOut();
   return refusal;

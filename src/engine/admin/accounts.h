@@ -29,15 +29,30 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/server_headers.h"
-#include "protocol/request.h"
 #include "protocol/engine_status.h"
 
 namespace rowsocket {
 
 struct StoredAccount;  // what mysql.global_priv holds for an account (accounts.cc)
+
+// How a client proves it is an account, whatever its protocol's words for it.
+enum class LoginMechanism : uint8_t {
+  kChallengeResponse,  // mysql_native_password's scramble of the nonce Challenge gave
+                       // the connection, in hex (HandlerSocket's A 3)
+  kClearPassword,      // the password itself (A 4, SASL PLAIN): taken over TLS only
+};
+
+// A login's credentials, as each protocol's handler fills them (HandlerSocket's
+// `A 3`/`A 4`, memcached's SASL PLAIN); they point into the request's buffer.
+struct LoginCredentials {
+  std::string_view user;
+  std::string_view secret;  // the response (kChallengeResponse) or the password
+  LoginMechanism mechanism = LoginMechanism::kChallengeResponse;
+};
 
 // How old an account's security context may be before it is built again from the
 // server's ACL: how long a GRANT, REVOKE or DROP USER may take to reach a
@@ -87,11 +102,13 @@ class Accounts {
  public:
   explicit Accounts(THD* thd) : thd_(thd) {}
 
-  // A 2 <user>: a fresh nonce for `login`, as 40 hex digits in *nonce_hex.
-  EngineStatus Challenge(AccountLogin* login, const Request& r, std::string* nonce_hex);
-  // A 3 <user> <response> and A 4 <user> <password>, from `ip` (over TLS or not).
-  // On success the connection is logged in as the account.
-  EngineStatus LogIn(AccountLogin* login, const Request& r, const std::string& ip, bool tls);
+  // A 2 <user>: a fresh nonce for `login` of `user`, as 40 hex digits in *nonce_hex.
+  EngineStatus Challenge(AccountLogin* login, std::string_view user, std::string* nonce_hex);
+  // A login with `credentials` (A 3 <user> <response>, A 4 <user> <password>, SASL
+  // PLAIN), from `ip` (over TLS or not). On success the connection is logged in as
+  // the account.
+  EngineStatus LogIn(AccountLogin* login, const LoginCredentials& credentials,
+                     const std::string& ip, bool tls);
 
   // Rebuilds the security context from the server's ACL if it was built `max_age_ms`
   // or longer ago. False if the account no longer exists (the login ends).
@@ -109,8 +126,9 @@ class Accounts {
   bool ColumnPrivileges(AccountLogin* login, TABLE* table, std::vector<privilege_t>* privileges);
 
  private:
-  EngineStatus CheckAccount(AccountLogin* login, const StoredAccount& stored, const Request& r,
-                          const std::string& nonce, bool tls);
+  EngineStatus CheckAccount(AccountLogin* login, const StoredAccount& stored,
+                            const LoginCredentials& credentials, const std::string& nonce,
+                            bool tls);
   bool BuildContext(AccountLogin* login);
   bool CountConnection(AccountLogin* login, const USER_RESOURCES& limits);
   bool TableAllows(AccountLogin* login, TABLE* table, TABLE_LIST* tl, privilege_t want);

@@ -23,8 +23,8 @@ uint64_t NextBatchNumber() {
   return next.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-void CountRequest(WorkerStats* stats, const Request& r) {
-  switch (CategoryOf(r)) {
+void CountRequest(WorkerStats* stats, const ParsedRequest& r) {
+  switch (r.category) {
     case RequestCategory::kOpen: stats->requests_open.Add(); break;
     case RequestCategory::kAuth: stats->requests_auth.Add(); break;
     case RequestCategory::kInsert: stats->requests_insert.Add(); break;

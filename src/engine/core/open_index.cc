@@ -209,25 +209,17 @@ void OpenIndex::FindChangedKeys() {
   }
 }
 
-key_map OpenIndex::KeysChangedBy(const Request& r) const {
-  const bool changes_values = r.modify == ModifyOp::kUpdate ||
-                              r.modify == ModifyOp::kIncrement ||
-                              r.modify == ModifyOp::kDecrement;
-  if (!changes_values || r.modify_columns.empty())
-    return changed_keys_[changes_values ? r.modify_values.size() : 0];
+key_map OpenIndex::KeysWrittenBy(size_t values, const std::vector<uint32_t>& columns) const {
+  if (columns.empty()) return changed_keys_[values];
   key_map keys;
   keys.clear_all();
-  for (uint32_t column : r.modify_columns) keys.merge(column_keys_[column]);
+  for (uint32_t column : columns) keys.merge(column_keys_[column]);
   return keys;
 }
 
 key_map OpenIndex::KeysChangedBy(const RowChange& change) const {
-  if (!change.changes_values() || change.columns.empty())
-    return changed_keys_[change.changes_values() ? change.values.size() : 0];
-  key_map keys;
-  keys.clear_all();
-  for (uint32_t column : change.columns) keys.merge(column_keys_[column]);
-  return keys;
+  if (!change.changes_values()) return changed_keys_[0];
+  return KeysWrittenBy(change.values.size(), change.columns);
 }
 
 EngineStatus OpenIndex::WriteRefusal(uint64_t columns) const {
@@ -239,14 +231,6 @@ EngineStatus OpenIndex::WriteRefusal(uint64_t columns) const {
 
 bool ChangesScannedKey(const RowChange& change, OpenIndex* oi) {
   return oi->KeysChangedBy(change).is_set(oi->key_number());
-}
-
-bool ChangesUniqueKey(const Request& r, OpenIndex* oi) {
-  const TABLE* table = oi->table();
-  const key_map changed = oi->KeysChangedBy(r);
-  for (uint k = 0; k < table->s->keys; ++k)
-    if (changed.is_set(k) && (table->key_info[k].flags & HA_NOSAME)) return true;
-  return false;
 }
 
 EngineSession::~EngineSession() = default;

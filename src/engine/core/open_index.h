@@ -51,10 +51,11 @@ class OpenIndex {
   // must read.
   MY_BITMAP* read_set() { return &read_set_; }
 
-  // The keys whose values change when `r` (a find-and-modify or an insert) writes
-  // its values to its columns (the first ones, or its modify_columns); none for D
-  // and plain finds. `r` must have passed CheckRequest.
-  key_map KeysChangedBy(const Request& r) const;
+  // The keys whose values change when a write of `values` values to the index's
+  // columns writes them to its first columns, or (`columns` not empty) to the
+  // columns at those positions; the values fit the index's columns.
+  key_map KeysWrittenBy(size_t values, const std::vector<uint32_t>& columns) const;
+  // The same for `change`; none for a delete.
   key_map KeysChangedBy(const RowChange& change) const;
 
   // Whether a write of the index's columns in `columns` (a bit by column position;
@@ -91,17 +92,9 @@ class OpenIndex {
   std::vector<my_bitmap_map> read_set_words_;
 };
 
-// The column that modify value `i` of `r` writes (see Request::modify_columns).
-inline Field* ModifiedColumn(const Request& r, const std::vector<Field*>& columns, size_t i) {
-  return columns[r.modify_columns.empty() ? i : r.modify_columns[i]];
-}
-
 // Whether write `change` on `oi` changes the value of the scanned index (which
 // moves the row within the scan).
 bool ChangesScannedKey(const RowChange& change, OpenIndex* oi);
-
-// Whether find-and-modify `r` on `oi` changes (U, +, -) the value of a unique key.
-bool ChangesUniqueKey(const Request& r, OpenIndex* oi);
 
 // What a `P` bound to one index id: the names, and the index as each executor
 // opened it (by the worker's slot in its listener).

@@ -116,10 +116,11 @@ EngineStatus WorkerEngine::RefusedByGalera(bool writes, const OpenIndex* oi) {
 }
 
 // Every failure is counted and logged, never a password.
-EngineStatus WorkerEngine::LogIn(EngineSession* session, const Request& r,
-                               bool clear_password_allowed) {
-  const EngineStatus status = accounts_.LogIn(&session->login, r, session->peer_address,
-                                            session->tls || clear_password_allowed);
+EngineStatus WorkerEngine::LogIn(EngineSession* session, const LoginCredentials& credentials,
+                                 bool clear_password_allowed) {
+  const EngineStatus status = accounts_.LogIn(&session->login, credentials,
+                                              session->peer_address,
+                                              session->tls || clear_password_allowed);
   session->SetAccount(session->login.AccountName());
   if (status.ok()) {
     stats_->logins.Add();
@@ -131,7 +132,7 @@ EngineStatus WorkerEngine::LogIn(EngineSession* session, const Request& r,
   stats_->logins_failed.Add();
   ++session->failed_logins;  // the server layer delays the answer (login_policy.h)
   static LogLimit failed;
-  std::string user = std::string(r.auth_key).substr(0, USERNAME_CHAR_LENGTH);
+  std::string user = std::string(credentials.user).substr(0, USERNAME_CHAR_LENGTH);
   for (char& c : user)  // a client's bytes: nothing that could forge a log line
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   LogLimited(&failed, LogLevel::kWarning, "login refused (%.*s) for user '%s' from %s",

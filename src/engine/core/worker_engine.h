@@ -96,12 +96,12 @@ class WorkerEngine {
   // primary key, as SQL refuses it.
   EngineStatus RefusedByGalera(bool writes, const OpenIndex* oi);
 
-  // An account login (`A 3`, `A 4`, SASL PLAIN as `A 4`) of the connection, counted
+  // An account login (`A 3`, `A 4`, SASL PLAIN) of the connection, counted
   // and logged; a refusal counts in its failed_logins. `clear_password_allowed`: a
   // password in clear (A 4, SASL PLAIN) is taken without TLS too
   // (where the listener's protocol has an option that says plain TCP will do).
-  EngineStatus LogIn(EngineSession* session, const Request& login,
-                   bool clear_password_allowed = false);
+  EngineStatus LogIn(EngineSession* session, const LoginCredentials& credentials,
+                     bool clear_password_allowed = false);
   // Whether the account's grants allow what `wanted` says, as the server's grants
   // give them (accounts.h), at most a second old: `denied` (counted and logged) if
   // not, `unauth` if the account is gone.

@@ -44,24 +44,14 @@ std::unique_ptr<ProtocolModule> NewHandlerSocketModule() {
 }
 
 bool HandlerSocketHandler::Speaks(const BatchItem& item) const {
-  switch (item.request->type) {
-    case RequestType::kOpenIndex:
-    case RequestType::kAuth:
-    case RequestType::kFind:
-    case RequestType::kInsert:
-    case RequestType::kDescribe:
-    case RequestType::kInvalid:
-      return true;
-    default:
-      return false;
-  }
+  return item.protocol == WireProtocol::kHandlerSocket;
 }
 
 // A HandlerSocket request needs no login to be parsed: its grants (checked on
 // every request of a listener with account logins) refuse what a connection that
 // is not logged in asks.
 ItemTraits HandlerSocketHandler::Traits(const BatchItem& item) const {
-  const Request& r = *item.request;
+  const Request& r = HsRequestOf(item);
   ItemTraits t;
   t.touches_rows = r.type == RequestType::kFind || r.type == RequestType::kInsert;
   t.writes = r.IsWrite();
@@ -81,7 +71,7 @@ void HandlerSocketHandler::BeginBatch(size_t count) {
 
 Prepared HandlerSocketHandler::Prepare(const BatchItem& item, size_t i) {
   Prepared p;
-  const Request& r = *item.request;
+  const Request& r = HsRequestOf(item);
   EngineSession* session = SessionOf(item);
   values_[i].clear();
   switch (r.type) {
@@ -113,7 +103,7 @@ Prepared HandlerSocketHandler::Prepare(const BatchItem& item, size_t i) {
 
 Prepared HandlerSocketHandler::PrepareRows(const BatchItem& item) {
   Prepared p;
-  const Request& r = *item.request;
+  const Request& r = HsRequestOf(item);
   EngineSession* session = SessionOf(item);
   IndexBinding* binding = session->Find(r.index_id);
   const Opened<OpenIndex> bound = binding != nullptr
@@ -127,7 +117,7 @@ Prepared HandlerSocketHandler::PrepareRows(const BatchItem& item) {
   OpenIndex* oi = bound.value;
   EngineStatus s = engine_->tables().Reopen(oi->entry());
   if (s.ok()) s = oi->Resolve();
-  if (s.ok()) s = CheckRequest(item.request, oi);
+  if (s.ok()) s = CheckRequest(&HsRequestOf(item), oi);
   if (s.ok() && session->account_logins) s = CheckGrants(session, binding, oi, r);
   if (!s.ok()) {
     p.status = s;
@@ -143,8 +133,14 @@ Prepared HandlerSocketHandler::PrepareRows(const BatchItem& item) {
 // in as an account, or out.
 EngineStatus HandlerSocketHandler::LogIn(EngineSession* session, const Request& r,
                                        std::string* value) {
-  if (r.auth_type == "2") return engine_->accounts().Challenge(&session->login, r, value);
-  return engine_->LogIn(session, r);
+  if (r.auth_type == "2")
+    return engine_->accounts().Challenge(&session->login, r.auth_key, value);
+  LoginCredentials credentials;
+  credentials.user = r.auth_key;
+  credentials.secret = r.auth_arg;
+  credentials.mechanism = r.auth_type == "4" ? LoginMechanism::kClearPassword
+                                             : LoginMechanism::kChallengeResponse;
+  return engine_->LogIn(session, credentials);
 }
 
 // rowsocket_auth=account: every request on an index needs SELECT on what its `P`
@@ -193,7 +189,7 @@ EngineStatus HandlerSocketHandler::BindIndex(EngineSession* session, const Reque
 
 bool HandlerSocketHandler::Run(const BatchItem& item, size_t i, const Prepared& prepared) {
   ResponseWriter w(item.out);
-  const Request& r = *item.request;
+  const Request& r = HsRequestOf(item);
   RowResult result;
   if (prepared.answered && prepared.status.ok() && r.type == RequestType::kDescribe) {
     AnswerDescribe(describes_[i], &engine_->accounts(), SessionOf(item), item.out);
@@ -233,7 +229,7 @@ void HandlerSocketHandler::AnswerFailure(const BatchItem& item, const EngineStat
 // value another request also wants). Inserts never: auto-increment ids follow the
 // order in which they run.
 bool HandlerSocketHandler::TouchesOneRow(const BatchItem& item, size_t, const Prepared& p) {
-  const Request& r = *item.request;
+  const Request& r = HsRequestOf(item);
   if (r.type != RequestType::kFind || r.op != FindOp::kEq || r.has_in) return false;
   if (r.key.size() != p.index->key_parts()) return false;
   return !ChangesUniqueKey(r, p.index);
@@ -241,7 +237,7 @@ bool HandlerSocketHandler::TouchesOneRow(const BatchItem& item, size_t, const Pr
 
 bool HandlerSocketHandler::CopyRowKey(const BatchItem& item, size_t, const Prepared& p,
                                       uchar* out) {
-  return CopyKey(*item.request, p.index->key(), out);
+  return CopyKey(HsRequestOf(item), p.index->key(), out);
 }
 
 void HandlerSocketHandler::CountLockTimeout(const BatchItem&) {

@@ -18,6 +18,9 @@
 
 namespace rowsocket {
 
+// The HandlerSocket request an item of this protocol carries (Speaks(item) holds).
+inline Request& HsRequestOf(const BatchItem& item) { return *static_cast<Request*>(item.request); }
+
 class HandlerSocketHandler : public ProtocolHandler {
  public:
   explicit HandlerSocketHandler(WorkerEngine* engine) : engine_(engine) {}

@@ -104,4 +104,16 @@ EngineStatus CheckRequest(Request* r, OpenIndex* oi) {
   }
 }
 
+bool ChangesUniqueKey(const Request& r, OpenIndex* oi) {
+  const bool changes_values = r.modify == ModifyOp::kUpdate ||
+                              r.modify == ModifyOp::kIncrement ||
+                              r.modify == ModifyOp::kDecrement;
+  if (!changes_values) return false;
+  const TABLE* table = oi->table();
+  const key_map changed = oi->KeysWrittenBy(r.modify_values.size(), r.modify_columns);
+  for (uint k = 0; k < table->s->keys; ++k)
+    if (changed.is_set(k) && (table->key_info[k].flags & HA_NOSAME)) return true;
+  return false;
+}
+
 }  // namespace rowsocket

@@ -29,4 +29,13 @@ namespace rowsocket {
 // column at most.
 EngineStatus CheckRequest(Request* r, OpenIndex* oi);
 
+// The column that modify value `i` of `r` writes (see Request::modify_columns).
+inline Field* ModifiedColumn(const Request& r, const std::vector<Field*>& columns, size_t i) {
+  return columns[r.modify_columns.empty() ? i : r.modify_columns[i]];
+}
+
+// Whether find-and-modify `r` on `oi` changes (U, +, -) the value of a unique key.
+// `r` must have passed CheckRequest.
+bool ChangesUniqueKey(const Request& r, OpenIndex* oi);
+
 }  // namespace rowsocket

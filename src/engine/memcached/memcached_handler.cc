@@ -27,10 +27,6 @@ constexpr std::string_view kSaslNeedsTls =
     "SASL PLAIN sends the password in clear: connect with TLS, or set "
     "rowsocket_memcached_sasl_over_plain_tcp=ON";
 
-bool IsMemcachedListener(const WorkerInfo& info) {
-  return std::strcmp(info.listener, "memcached") == 0;
-}
-
 EngineSession* SessionOf(const BatchItem& item) {
   return static_cast<EngineSession*>(item.session);
 }
@@ -49,7 +45,7 @@ KvSession* KvSessionOf(EngineSession* session) {
 class MemcachedModule : public ProtocolModule {
  public:
   std::unique_ptr<ProtocolHandler> NewHandler(WorkerEngine* engine) override {
-    if (!IsMemcachedListener(engine->info())) return nullptr;
+    if (engine->info().protocol != WireProtocol::kMemcached) return nullptr;
     default_container_.Start();
     return std::make_unique<MemcachedHandler>(engine, &flushes_);
   }
@@ -90,17 +86,17 @@ MemcachedHandler::~MemcachedHandler() {
 }
 
 bool MemcachedHandler::Speaks(const BatchItem& item) const {
-  return item.request->type == RequestType::kMemcached;
+  return item.protocol == WireProtocol::kMemcached;
 }
 
 // The command table's properties. A retrieval reads a snapshot, as memcached never
 // makes a get wait; a write may update or insert.
 ItemTraits MemcachedHandler::Traits(const BatchItem& item) const {
-  const McRequest& mc = *item.request->memcached;
+  const McRequest& mc = McRequestOf(item);
   const McCommandInfo& info = McCommandProperties(mc.command);
   ItemTraits t;
   t.touches_rows = info.uses_rows;
-  t.writes = item.request->IsWrite();
+  t.writes = mc.writes;
   t.locking_read = false;
   if (t.touches_rows)
     t.sync_wait = t.writes ? WSREP_SYNC_WAIT_BEFORE_UPDATE_DELETE |
@@ -120,7 +116,7 @@ void MemcachedHandler::BeginBatch(size_t count) {
 Prepared MemcachedHandler::Prepare(const BatchItem& item, size_t i) {
   Step* step = &steps_[i];
   *step = Step();
-  const McRequest& mc = *item.request->memcached;
+  const McRequest& mc = McRequestOf(item);
   const McCommandInfo& info = McCommandProperties(mc.command);
   Prepared p;
   p.answered = true;
@@ -138,8 +134,7 @@ Prepared MemcachedHandler::Prepare(const BatchItem& item, size_t i) {
 }
 
 Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
-  const Request& r = *item.request;
-  const McRequest& mc = *r.memcached;
+  const McRequest& mc = McRequestOf(item);
   EngineSession* session = SessionOf(item);
   Prepared p;
   p.answered = true;
@@ -161,7 +156,7 @@ Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
   // (Only a command that writes may insert.)
   const Opened<OpenIndex> lookup = engine_->OpenResolved(binding->lookup.get());
   const Opened<OpenIndex> insert =
-      lookup.ok() && r.IsWrite() ? engine_->OpenResolved(binding->insert.get()) : lookup;
+      lookup.ok() && mc.writes ? engine_->OpenResolved(binding->insert.get()) : lookup;
   if (!insert.ok()) {
     p.status = insert.error;
     return p;
@@ -172,7 +167,7 @@ Prepared MemcachedHandler::PrepareRows(const BatchItem& item, Step* step) {
   }
   p.answered = false;
   p.index = lookup.value;
-  step->insert_index = r.IsWrite() ? insert.value : nullptr;
+  step->insert_index = mc.writes ? insert.value : nullptr;
   step->container = binding;
   return p;
 }
@@ -322,12 +317,11 @@ EngineStatus MemcachedHandler::SaslLogIn(EngineSession* session, const McRequest
   const std::string_view data = mc.value;
   const size_t first = data.find('\0');
   const size_t second = first == std::string_view::npos ? first : data.find('\0', first + 1);
-  Request login;
-  login.type = RequestType::kAuth;
-  login.auth_type = "4";
+  LoginCredentials login;
+  login.mechanism = LoginMechanism::kClearPassword;
   if (second != std::string_view::npos) {
-    login.auth_key = data.substr(first + 1, second - first - 1);
-    login.auth_arg = data.substr(second + 1);
+    login.user = data.substr(first + 1, second - first - 1);
+    login.secret = data.substr(second + 1);
   }
   const EngineStatus status =
       engine_->LogIn(session, login, engine_->options().memcached_sasl_over_plain_tcp);
@@ -371,7 +365,7 @@ bool MemcachedHandler::Run(const BatchItem& item, size_t i, const Prepared& prep
 }
 
 void MemcachedHandler::Answer(const BatchItem& item, const Step& step, const Prepared& p) {
-  const McRequest& mc = *item.request->memcached;
+  const McRequest& mc = McRequestOf(item);
   if (p.answered) {
     if (!step.client_error.empty()) {
       if (!mc.WantsAnswer(McOutcome::kError)) return;
@@ -396,7 +390,7 @@ void MemcachedHandler::Answer(const BatchItem& item, const Step& step, const Pre
     return AnswerFailure(item, p.status);
   }
   if (engine_->Killed()) return AnswerFailure(item, KilledStatus(engine_->thd()));
-  if (item.request->IsWrite()) engine_->thd()->set_time();
+  if (McRequestOf(item).writes) engine_->thd()->set_time();
   if (mc.command == McCommand::kFlushAll) return FlushContainer(mc, step, p.index, item.out);
   const KvContainer& container = step.container->container;
   kv_.Answer(mc, container, p.index, step.insert_index,
@@ -405,7 +399,7 @@ void MemcachedHandler::Answer(const BatchItem& item, const Step& step, const Pre
 }
 
 void MemcachedHandler::AnswerFailure(const BatchItem& item, const EngineStatus& status) {
-  const McRequest& mc = *item.request->memcached;
+  const McRequest& mc = McRequestOf(item);
   if (status.ok()) return AnswerWithoutRows(mc, item.out);
   McAnswerFailure(mc, status, item.out);
 }
@@ -418,7 +412,7 @@ void MemcachedHandler::AnswerFailure(const BatchItem& item, const EngineStatus& 
 // the order in which inserts run). Commands on the same key keep their order; CAS
 // values follow the order the commands ran in, which memcached leaves open.
 bool MemcachedHandler::TouchesOneRow(const BatchItem& item, size_t i, const Prepared& p) {
-  const McRequest& mc = *item.request->memcached;
+  const McRequest& mc = McRequestOf(item);
   if (mc.keys.size() != 1 || mc.command == McCommand::kFlushAll) return false;
   if (p.index->key_parts() != 1) return false;
   const TABLE* table = p.index->table();
@@ -440,7 +434,7 @@ bool MemcachedHandler::TouchesOneRow(const BatchItem& item, size_t i, const Prep
 bool MemcachedHandler::CopyRowKey(const BatchItem& item, size_t, const Prepared& p,
                                   uchar* out) {
   ScanSpec key;
-  key.FindOne(RowValue::Bytes(KvRowKey(item.request->memcached->keys[0])));
+  key.FindOne(RowValue::Bytes(KvRowKey(McRequestOf(item).keys[0])));
   return CopyKey(key, 0, p.index->key(), out);
 }
 

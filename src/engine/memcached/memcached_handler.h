@@ -24,6 +24,11 @@
 
 namespace rowsocket {
 
+// The memcached command an item of this protocol carries (Speaks(item) holds).
+inline const McRequest& McRequestOf(const BatchItem& item) {
+  return *static_cast<const McRequest*>(item.request);
+}
+
 class MemcachedHandler : public ProtocolHandler {
  public:
   // `flushes`: the listener's delayed flush_all, shared by its workers.

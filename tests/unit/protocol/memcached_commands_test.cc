@@ -71,5 +71,34 @@ TEST(MemcachedCommands, mg_writes_only_with_T) {
   EXPECT_TRUE(McWritesRows(del));
 }
 
+// Each command counts (ParsedRequest::category) as its table row says.
+TEST(MemcachedCommands, category_follows_counts_as) {
+  for (size_t i = 0; i < kMcCommands; ++i) {
+    const McCommandInfo& c = McCommandTable()[i];
+    SCOPED_TRACE(c.name);
+    McRequest mc;
+    mc.command = c.command;
+    const RequestCategory category = McCategoryOf(mc);
+    switch (c.counts_as) {
+      case McCountsAs::kFind: EXPECT_EQ(category, RequestCategory::kFind); break;
+      case McCountsAs::kInsert: EXPECT_EQ(category, RequestCategory::kInsert); break;
+      case McCountsAs::kUpdate: EXPECT_EQ(category, RequestCategory::kUpdate); break;
+      case McCountsAs::kDelete: EXPECT_EQ(category, RequestCategory::kDelete); break;
+      case McCountsAs::kInvalid: EXPECT_EQ(category, RequestCategory::kInvalid); break;
+      case McCountsAs::kOther: EXPECT_EQ(category, RequestCategory::kOpen); break;
+    }
+  }
+}
+
+// Clear() forgets what the server decided of the request before.
+TEST(MemcachedCommands, clear_resets_the_neutral_fields) {
+  McRequest mc;
+  mc.category = RequestCategory::kUpdate;
+  mc.writes = true;
+  mc.Clear();
+  EXPECT_EQ(mc.category, RequestCategory::kInvalid);
+  EXPECT_FALSE(mc.writes);
+}
+
 }  // namespace
 }  // namespace rowsocket

@@ -796,5 +796,26 @@ TEST_F(RequestTest, reads_and_bad_filters_do_not_ask_to_write) {
   EXPECT_FALSE(Parse({"P", "1", "test", "t", "PRIMARY", "a"}).asks_to_write);
 }
 
+// --- what a request counts as (ParsedRequest::category) -----------------------
+
+TEST_F(RequestTest, category_of_each_request) {
+  EXPECT_EQ(CategoryOf(Parse({"P", "1", "db", "t", "PRIMARY", "k,v"})), RequestCategory::kOpen);
+  EXPECT_EQ(CategoryOf(Parse({"?describe", "db", "t"})), RequestCategory::kOpen);
+  EXPECT_EQ(CategoryOf(Parse({"A", "1", "secret"})), RequestCategory::kAuth);
+  EXPECT_EQ(CategoryOf(Parse({"1", "=", "1", "5"})), RequestCategory::kFind);
+  EXPECT_EQ(CategoryOf(Parse({"1", "+", "2", "5", "x"})), RequestCategory::kInsert);
+  EXPECT_EQ(CategoryOf(Parse({"1", "=", "1", "5", "1", "0", "U", "x"})), RequestCategory::kUpdate);
+  EXPECT_EQ(CategoryOf(Parse({"1", "=", "1", "5", "1", "0", "+", "1"})), RequestCategory::kUpdate);
+  EXPECT_EQ(CategoryOf(Parse({"1", "=", "1", "5", "1", "0", "D"})), RequestCategory::kDelete);
+  EXPECT_EQ(CategoryOf(Parse({"1", "?", "1", "5"})), RequestCategory::kInvalid);
+}
+
+TEST_F(RequestTest, clear_resets_the_category) {
+  Request r;
+  r.category = RequestCategory::kFind;
+  r.Clear();
+  EXPECT_EQ(r.category, RequestCategory::kInvalid);
+}
+
 }  // namespace
 }  // namespace rowsocket

@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "protocol/memcached.h"
+#include "protocol/request.h"
 #include "server/listener.h"
 
 namespace rowsocket {
@@ -29,6 +31,18 @@ class ClientConnectionTest : public ::testing::Test {
     session_ = session.get();
     conn_ = std::make_unique<ClientConnection>(fds[1], 1, "test", listener_.get(),
                                          std::move(session), &stats_, 0);
+  }
+  // A memcached listener's connection (no login, no TLS).
+  void OpenMemcached() {
+    listener_ = std::make_unique<Listener>("memcached", false, AuthMode::kNone, "", 1,
+                                           WireProtocol::kMemcached);
+    int fds[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    client_ = fds[0];
+    auto session = std::make_unique<ConnectionSession>();
+    session_ = session.get();
+    conn_ = std::make_unique<ClientConnection>(fds[1], 1, "test", listener_.get(),
+                                               std::move(session), &stats_, 0);
   }
   void TearDown() override {
     if (conn_) ::close(conn_->fd());
@@ -52,6 +66,11 @@ class ClientConnectionTest : public ::testing::Test {
     EXPECT_TRUE(conn_->ReadOnce(scratch, sizeof scratch));
   }
 
+  // Request `i` of the last parse (a HandlerSocket listener's: a Request).
+  Request* Hs(size_t i) { return static_cast<Request*>(conn_->request(i)); }
+  // The same on a memcached listener: an McRequest.
+  McRequest* Mc(size_t i) { return static_cast<McRequest*>(conn_->request(i)); }
+
   WorkerStats stats_;
   ConnectionSession* session_ = nullptr;
   std::unique_ptr<Listener> listener_;
@@ -62,24 +81,24 @@ class ClientConnectionTest : public ::testing::Test {
 TEST_F(ClientConnectionTest, pipelined_lines_parse_in_order_and_cr_lf_is_accepted) {
   Open(false);
   ASSERT_EQ(Feed("0\t=\t1\t5\r\nA\t1\tx\n1\t+\t1\tv\n"), 3u);
-  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
-  EXPECT_EQ(conn_->request(0)->key[0].view(), "5");  // no CR left on the last token
-  EXPECT_EQ(conn_->request(1)->type, RequestType::kInvalid);  // no secret: A is refused
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("unauth"));
-  EXPECT_EQ(conn_->request(2)->type, RequestType::kInsert);
+  EXPECT_EQ(Hs(0)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->key[0].view(), "5");  // no CR left on the last token
+  EXPECT_EQ(Hs(1)->type, RequestType::kInvalid);  // no secret: A is refused
+  EXPECT_EQ(Hs(1)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(Hs(2)->type, RequestType::kInsert);
 }
 
 TEST_F(ClientConnectionTest, a_partial_line_waits_for_the_rest) {
   Open(false);
   EXPECT_EQ(Feed("0\t=\t1"), 0u);
   ASSERT_EQ(Feed("\t42\n"), 1u);
-  EXPECT_EQ(conn_->request(0)->key[0].view(), "42");
+  EXPECT_EQ(Hs(0)->key[0].view(), "42");
 }
 
 TEST_F(ClientConnectionTest, a_line_over_the_limit_answers_linelen_and_closes) {
   Open(false);
   ASSERT_EQ(Feed(std::string(100, 'x') + "\n", 64), 1u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("linelen"));
+  EXPECT_EQ(Hs(0)->error, WireStatus::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
 }
 
@@ -98,7 +117,7 @@ TEST_F(ClientConnectionTest, plain_text_answers_tlsrequired_once_and_ends_when_t
   Open(false);
   listener_->UseTls(nullptr, &tunables);
   ASSERT_EQ(Feed("0\t=\t1\t5\n0\t=\t1\t6\n"), 1u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("tlsrequired"));
+  EXPECT_EQ(Hs(0)->error, WireStatus::Unauthorized("tlsrequired"));
   EXPECT_TRUE(conn_->ending());
   EXPECT_FALSE(conn_->tls());
 }
@@ -108,7 +127,7 @@ TEST_F(ClientConnectionTest, plain_text_is_served_when_tls_is_not_required) {
   Open(false);
   listener_->UseTls(nullptr, &tunables);
   ASSERT_EQ(Feed("0\t=\t1\t5\n"), 1u);
-  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->type, RequestType::kFind);
   EXPECT_FALSE(conn_->ending());
 }
 
@@ -116,7 +135,7 @@ TEST_F(ClientConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_
   Open(false);
   EXPECT_EQ(Feed(std::string(40, 'x'), 64), 0u);
   ASSERT_EQ(Feed(std::string(40, 'x'), 64), 1u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("linelen"));
+  EXPECT_EQ(Hs(0)->error, WireStatus::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
 }
 
@@ -125,8 +144,8 @@ TEST_F(ClientConnectionTest, an_endless_line_answers_linelen_once_it_passes_the_
 TEST_F(ClientConnectionTest, an_unfinished_line_past_the_listeners_budget_answers_linelen) {
   Open(false);
   ASSERT_EQ(Feed("0\t=\t1\t5\n" + std::string(40, 'x'), 1024, 32), 2u);
-  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::BadRequest("linelen"));
+  EXPECT_EQ(Hs(0)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(1)->error, WireStatus::BadRequest("linelen"));
   EXPECT_TRUE(conn_->ending());
   EXPECT_EQ(stats_.connections_input_limited.Get(), 1u);
 }
@@ -145,22 +164,22 @@ TEST_F(ClientConnectionTest, deferred_requests_wait_parsed_for_a_later_turn) {
   conn_->Trim();
   EXPECT_EQ(conn_->BeginTurn(), 1u);
   EXPECT_EQ(conn_->answers_begin(), 6u);
-  EXPECT_EQ(conn_->request(1)->key[0].view(), "6");
-  EXPECT_EQ(conn_->request(2)->key[0].view(), "7");
+  EXPECT_EQ(Hs(1)->key[0].view(), "6");
+  EXPECT_EQ(Hs(2)->key[0].view(), "7");
   conn_->EndTurn(2);
   EXPECT_FALSE(conn_->has_unanswered());
   conn_->CompactInput();
   ASSERT_EQ(Feed("0\t=\t1\t8\n"), 1u);  // the next turn reads and parses anew
-  EXPECT_EQ(conn_->request(0)->key[0].view(), "8");
+  EXPECT_EQ(Hs(0)->key[0].view(), "8");
 }
 
 TEST_F(ClientConnectionTest, requests_before_a_matching_secret_are_unauthorized) {
   Open(false, "s3cret");
   ASSERT_EQ(Feed("0\t=\t1\t1\nA\t2\ts3cret\nA\t1\ts3cret\n0\t=\t1\t1\n"), 4u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("authtype"));
-  EXPECT_EQ(conn_->request(2)->type, RequestType::kAuth);
-  EXPECT_EQ(conn_->request(3)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(Hs(1)->error, WireStatus::Unauthorized("authtype"));
+  EXPECT_EQ(Hs(2)->type, RequestType::kAuth);
+  EXPECT_EQ(Hs(3)->type, RequestType::kFind);
   EXPECT_EQ(session_->failed_logins, 0u);
 }
 
@@ -169,50 +188,50 @@ TEST_F(ClientConnectionTest, requests_before_a_matching_secret_are_unauthorized)
 TEST_F(ClientConnectionTest, a_wrong_secret_is_counted_and_ends_the_parse) {
   Open(false, "s3cret");
   ASSERT_EQ(Feed("A\t1\twrong\nA\t1\ts3cret\n0\t=\t1\t1\n"), 1u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(Hs(0)->error, WireStatus::Unauthorized("unauth"));
   EXPECT_EQ(session_->failed_logins, 1u);
   EXPECT_TRUE(conn_->read_more());
   ASSERT_EQ(conn_->ParseLines(1024, 1024), 2u);
-  EXPECT_EQ(conn_->request(0)->type, RequestType::kAuth);
-  EXPECT_EQ(conn_->request(1)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->type, RequestType::kAuth);
+  EXPECT_EQ(Hs(1)->type, RequestType::kFind);
   EXPECT_EQ(session_->failed_logins, 1u);
 }
 
 TEST_F(ClientConnectionTest, account_logins_go_to_the_executor_and_end_the_parse) {
   Open(true, "", true);
   ASSERT_EQ(Feed("0\t=\t1\t1\nA\t1\ts\nA\t2\tapp\nA\t3\tapp\tff\n0\t=\t1\t1\n"), 4u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::Unauthorized("unauth"));
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::Unauthorized("authtype"));
-  EXPECT_EQ(conn_->request(2)->type, RequestType::kAuth);
-  EXPECT_EQ(conn_->request(2)->auth_key, "app");
-  EXPECT_EQ(conn_->request(3)->type, RequestType::kAuth);
-  EXPECT_EQ(conn_->request(3)->auth_arg, "ff");
+  EXPECT_EQ(Hs(0)->error, WireStatus::Unauthorized("unauth"));
+  EXPECT_EQ(Hs(1)->error, WireStatus::Unauthorized("authtype"));
+  EXPECT_EQ(Hs(2)->type, RequestType::kAuth);
+  EXPECT_EQ(Hs(2)->auth_key, "app");
+  EXPECT_EQ(Hs(3)->type, RequestType::kAuth);
+  EXPECT_EQ(Hs(3)->auth_arg, "ff");
   // The find after the login waits until the executor has answered the login; the
   // connection wants another turn for it.
   EXPECT_TRUE(conn_->read_more());
   session_->SetAccount("app@localhost");
   ASSERT_EQ(conn_->ParseLines(1024, 1024), 1u);
-  EXPECT_EQ(conn_->request(0)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->type, RequestType::kFind);
   // A write on the read listener is still refused after a login.
   ASSERT_EQ(Feed("0\t+\t1\tv\n"), 1u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(0)->error, WireStatus::BadRequest("readonly"));
 }
 
 TEST_F(ClientConnectionTest, writes_on_the_read_listener_answer_readonly) {
   Open(true);
   ASSERT_EQ(Feed("0\t+\t1\tv\n0\t=\t1\t1\t1\t0\tD\n0\t=\t1\t1\n"), 3u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(2)->type, RequestType::kFind);
+  EXPECT_EQ(Hs(0)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(1)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(2)->type, RequestType::kFind);
 }
 
 TEST_F(ClientConnectionTest, malformed_writes_on_the_read_listener_answer_readonly_too) {
   Open(true);
   ASSERT_EQ(Feed("0\t+\t2\tv\n0\t=\t1\t1\tZ\n0\t=\t1\t1\tD\tx\n0\t=\t0\n"), 4u);
-  EXPECT_EQ(conn_->request(0)->error, WireStatus::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(1)->error, WireStatus::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(2)->error, WireStatus::BadRequest("readonly"));
-  EXPECT_EQ(conn_->request(3)->error, WireStatus::BadRequest("klen"));  // a read, malformed
+  EXPECT_EQ(Hs(0)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(1)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(2)->error, WireStatus::BadRequest("readonly"));
+  EXPECT_EQ(Hs(3)->error, WireStatus::BadRequest("klen"));  // a read, malformed
 }
 
 TEST_F(ClientConnectionTest, answers_are_flushed_to_the_client) {
@@ -324,6 +343,57 @@ TEST_F(ClientConnectionTest, held_answers_count_their_latency_until_released) {
           .Get(),
       0u);
   EXPECT_EQ(stats_.log_flush_wait_microseconds.Get(), 3u * 500);
+}
+
+// What the layers that know no protocol read of a request (ParsedRequest) is set
+// once the connection's rules have decided it: a refused `A` counts as invalid.
+TEST_F(ClientConnectionTest, each_request_carries_its_category_once_its_rules_have_run) {
+  Open(false);
+  EXPECT_EQ(conn_->protocol(), WireProtocol::kHandlerSocket);
+  ASSERT_EQ(Feed("0\t=\t1\t5\nA\t1\tx\n1\t+\t1\tv\n0\t=\t1\t5\t1\t0\tD\n"), 4u);
+  EXPECT_EQ(conn_->request(0)->category, RequestCategory::kFind);
+  EXPECT_EQ(conn_->request(1)->category, RequestCategory::kInvalid);
+  EXPECT_EQ(conn_->request(2)->category, RequestCategory::kInsert);
+  EXPECT_EQ(conn_->request(3)->category, RequestCategory::kDelete);
+}
+
+// A memcached listener's connection parses memcached commands, each its own
+// McRequest, with what it writes and counts as.
+TEST_F(ClientConnectionTest, a_memcached_listener_parses_commands_into_mc_requests) {
+  OpenMemcached();
+  EXPECT_EQ(conn_->protocol(), WireProtocol::kMemcached);
+  ASSERT_EQ(Feed("get a b\r\nset k 0 0 1\r\nv\r\ndelete k\r\nversion\r\n"), 4u);
+  EXPECT_EQ(Mc(0)->command, McCommand::kGet);
+  EXPECT_EQ(Mc(0)->keys.size(), 2u);
+  EXPECT_FALSE(Mc(0)->writes);
+  EXPECT_EQ(Mc(0)->category, RequestCategory::kFind);
+  EXPECT_EQ(Mc(1)->value, "v");
+  EXPECT_TRUE(Mc(1)->writes);
+  EXPECT_TRUE(Mc(2)->writes);
+  EXPECT_EQ(Mc(2)->category, RequestCategory::kDelete);
+  EXPECT_FALSE(Mc(3)->writes);
+  EXPECT_FALSE(conn_->ending());
+  ASSERT_EQ(Feed("get a\r\nquit\r\nget b\r\n"), 2u);  // nothing after quit is read
+  EXPECT_TRUE(conn_->ending());
+}
+
+// Every protocol a listener may speak has its server side registered
+// (connection_protocols.cc), and its listeners count their open connections where
+// SHOW STATUS reads them.
+TEST(ServerProtocols, every_protocol_is_registered_with_its_connection_counts) {
+  for (WireProtocol protocol : {WireProtocol::kHandlerSocket, WireProtocol::kMemcached}) {
+    const ServerProtocol& registered = ServerProtocolOf(protocol);
+    ASSERT_NE(registered.new_connection, nullptr);
+    EXPECT_NE(registered.new_connection(), nullptr);
+  }
+  StatsSnapshot s;
+  const ServerProtocol& hs = ServerProtocolOf(WireProtocol::kHandlerSocket);
+  s.*hs.open_connections_read_only += 1;
+  s.*hs.open_connections += 2;
+  s.*ServerProtocolOf(WireProtocol::kMemcached).open_connections += 4;
+  EXPECT_EQ(s.connections_read, 1u);
+  EXPECT_EQ(s.connections_write, 2u);
+  EXPECT_EQ(s.connections_memcached, 4u);
 }
 
 }  // namespace

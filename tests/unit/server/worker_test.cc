@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "protocol/request.h"
 #include "server/listener.h"
 #include "util/log.h"
 
@@ -49,7 +50,8 @@ class StandInExecutor : public Executor {
         item.deferred = true;
         continue;
       }
-      std::string key(item.request->key.empty() ? "" : item.request->key[0].view());
+      const Request& r = *static_cast<const Request*>(item.request);
+      std::string key(r.key.empty() ? "" : r.key[0].view());
       if (key == "locked" && !released_->load()) {
         lock_tries_->fetch_add(1);
         item.deferred = true;
