@@ -228,7 +228,11 @@ def test_curr_items_and_bytes_are_the_storage_engines_estimate_for_the_default_c
     assert (int(s["curr_items"]), int(s["bytes"])) in (before, after)
     assert int(s["curr_items"]) >= 40 and int(s["bytes"]) > 0
     assert int(s["limit_maxbytes"]) > int(s["bytes"])
-    assert stats(memcached_port, b"settings")["maxbytes"] == s["limit_maxbytes"]
+    # Both are the table's bytes and the data directory's free space, each read when it
+    # is asked: other writers on the file system (parallel tests) move it in between.
+    maxbytes = int(stats(memcached_port, b"settings")["maxbytes"])
+    limit = int(s["limit_maxbytes"])
+    assert abs(maxbytes - limit) <= max(limit // 100, 1 << 26)
 
 
 def test_stats_groups_answer_as_memcached_does(memcached_port, memcached):
