@@ -69,6 +69,16 @@ class ConnectionProtocol {
   virtual bool secret_accepted() const { return false; }
 };
 
+// What a quiet connection's Trim keeps of its parsed-request slots: at most
+// kKeptRequestSlots, their memory given back.
+constexpr size_t kKeptRequestSlots = 64;
+template <class Slot>
+void TrimRequestSlots(std::vector<Slot>* slots) {
+  if (slots->size() <= kKeptRequestSlots) return;
+  slots->resize(kKeptRequestSlots);
+  slots->shrink_to_fit();
+}
+
 // What the server layer knows of a protocol: made once per protocol, in its own
 // file, and registered in connection_protocols.cc.
 struct ServerProtocol {

@@ -16,9 +16,6 @@
 namespace rowsocket {
 namespace {
 
-// Parsed-request slots an idle connection keeps (see Trim).
-constexpr size_t kKeepRequests = 64;
-
 void MakeError(Request* r, WireStatus status) {
   r->type = RequestType::kInvalid;
   r->error = status;
@@ -27,12 +24,7 @@ void MakeError(Request* r, WireStatus status) {
 class HsConnection : public ConnectionProtocol {
  public:
   void Parse(ParseTurn* turn) override;
-  void Trim() override {
-    if (requests_.size() > kKeepRequests) {
-      requests_.resize(kKeepRequests);
-      requests_.shrink_to_fit();
-    }
-  }
+  void Trim() override { TrimRequestSlots(&requests_); }
   bool secret_accepted() const override {
     return authenticated_.load(std::memory_order_relaxed);
   }

@@ -16,8 +16,6 @@
 namespace rowsocket {
 namespace {
 
-// Parsed-request slots an idle connection keeps (see Trim).
-constexpr size_t kKeepRequests = 64;
 // The answer to plain text while require_secure_transport is on.
 constexpr std::string_view kMcTlsRequired =
     "SERVER_ERROR TLS required (rowsocket_require_secure_transport)";
@@ -25,12 +23,7 @@ constexpr std::string_view kMcTlsRequired =
 class McConnection : public ConnectionProtocol {
  public:
   void Parse(ParseTurn* turn) override;
-  void Trim() override {
-    if (requests_.size() > kKeepRequests) {
-      requests_.resize(kKeepRequests);
-      requests_.shrink_to_fit();
-    }
-  }
+  void Trim() override { TrimRequestSlots(&requests_); }
 
  private:
   std::vector<McRequest> requests_;  // reused across batches

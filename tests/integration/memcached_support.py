@@ -2,6 +2,7 @@
 
 import socket
 import struct
+import time
 
 
 class Raw:
@@ -53,3 +54,13 @@ def binary_response(raw):
     return {"opcode": opcode, "status": status, "opaque": opaque, "cas": cas,
             "extras": body[:extlen], "key": body[extlen:extlen + keylen],
             "value": body[extlen + keylen:]}
+
+
+def wait_for_default_container(sql, seconds=20):
+    """Waits until the plugin has made the default container, rowsocket.kv (at its
+    first start, in the background)."""
+    deadline = time.monotonic() + seconds
+    while sql.value("SELECT COUNT(*) FROM information_schema.TABLES "
+                    "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'") != "1":
+        assert time.monotonic() < deadline, "the default container rowsocket.kv was not made"
+        time.sleep(0.1)

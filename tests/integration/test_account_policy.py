@@ -21,7 +21,7 @@ import hs
 import servers
 import targets
 import tls_support
-from memcached_support import Raw, binary_request, binary_response
+from memcached_support import Raw, binary_request, binary_response, wait_for_default_container
 
 pytestmark = targets.rowsocket_only
 
@@ -66,11 +66,7 @@ def accounts_for(listener):
 
 @pytest.fixture(scope="module", autouse=True)
 def accounts(sql):
-    deadline = time.monotonic() + 20
-    while sql.value("SELECT COUNT(*) FROM information_schema.TABLES "
-                    "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'") != "1":
-        assert time.monotonic() < deadline, "rowsocket.kv was not made"
-        time.sleep(0.1)
+    wait_for_default_container(sql)
     sql.execute("CREATE TABLE test.policy (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB")
     sql.execute("INSERT INTO test.policy VALUES (1, 'one')")
     sql.execute("INSERT INTO rowsocket.kv (k, v) VALUES ('item', 'value')")

@@ -14,7 +14,7 @@ import pytest
 from pymemcache.client.base import Client
 
 import harness
-from memcached_support import Raw, binary_request, binary_response
+from memcached_support import Raw, binary_request, binary_response, wait_for_default_container
 import servers
 from db import Sql
 import targets
@@ -35,19 +35,9 @@ def server(memcached_port):
         yield srv
 
 
-def wait_for_container(sql, seconds=20):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if sql.value("SELECT COUNT(*) FROM information_schema.TABLES "
-                     "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'") == "1":
-            return
-        time.sleep(0.1)
-    raise AssertionError("the default container rowsocket.kv was not made")
-
-
 @pytest.fixture(scope="module")
 def container(sql, server):
-    wait_for_container(sql)
+    wait_for_default_container(sql)
 
 
 @pytest.fixture

@@ -7,13 +7,12 @@ rowsocket_require_secure_transport refuses plain TCP whatever the opt-in says.
 """
 
 import struct
-import time
 
 import pytest
 
 import harness
 import targets
-from memcached_support import Raw, binary_request, binary_response
+from memcached_support import Raw, binary_request, binary_response, wait_for_default_container
 
 pytestmark = targets.rowsocket_only
 
@@ -35,11 +34,7 @@ def server_options(certs, memcached_port):
 
 @pytest.fixture(scope="module", autouse=True)
 def accounts(sql):
-    deadline = time.monotonic() + 20
-    while sql.value("SELECT COUNT(*) FROM information_schema.TABLES "
-                    "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'") != "1":
-        assert time.monotonic() < deadline, "rowsocket.kv was not made"
-        time.sleep(0.1)
+    wait_for_default_container(sql)
     sql.execute("INSERT INTO rowsocket.kv (k, v) VALUES ('seen', 'by readers')")
     sql.execute("CREATE USER mcw@localhost IDENTIFIED BY 'w-pw'")
     sql.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON rowsocket.kv TO mcw@localhost")

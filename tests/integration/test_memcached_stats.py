@@ -21,7 +21,7 @@ import pytest
 import harness
 import servers
 import targets
-from memcached_support import Raw, binary_request, binary_response
+from memcached_support import Raw, binary_request, binary_response, wait_for_default_container
 
 pytestmark = targets.rowsocket_only
 
@@ -56,11 +56,7 @@ def server(memcached_port):
 
 @pytest.fixture(scope="module", autouse=True)
 def ready(sql, memcached_port):
-    deadline = time.monotonic() + 20
-    while sql.value("SELECT COUNT(*) FROM information_schema.TABLES "
-                    "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'") != "1":
-        assert time.monotonic() < deadline, "rowsocket.kv was not made"
-        time.sleep(0.1)
+    wait_for_default_container(sql)
 
 
 @pytest.fixture(scope="module")

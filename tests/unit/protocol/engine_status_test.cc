@@ -8,6 +8,7 @@
 #include <string>
 
 #include "protocol/handlersocket_status.h"
+#include "memcached_test_util.h"
 #include "protocol/memcached_response.h"
 #include "protocol/memcached_status.h"
 #include "protocol/response.h"
@@ -101,28 +102,12 @@ const Expected kExpected[] = {
 static_assert(sizeof(kExpected) / sizeof(kExpected[0]) == EngineStatus::kKinds,
               "one row per kind");
 
+using mc_test::BinaryError;
+
 McRequest Text(bool noreply = false) {
-  McRequest mc;
-  mc.command = McCommand::kStore;
-  mc.framing = McFraming::kText;
-  mc.noreply = noreply;
-  return mc;
+  return mc_test::StoreRequest(McFraming::kText, noreply);
 }
-
-McRequest Binary() {
-  McRequest mc;
-  mc.command = McCommand::kStore;
-  mc.framing = McFraming::kBinary;
-  mc.opcode = 0x01;
-  mc.opaque = 7;
-  return mc;
-}
-
-std::string BinaryError(const McRequest& mc, McStatus status) {
-  std::string out;
-  McBinaryWriter(&out).Error(mc, status);
-  return out;
-}
+McRequest Binary() { return mc_test::StoreRequest(McFraming::kBinary); }
 
 TEST(EngineStatus, the_rows_cover_every_kind_in_order) {
   for (int i = 0; i < EngineStatus::kKinds; ++i)

@@ -6,33 +6,18 @@
 
 #include <string>
 
+#include "memcached_test_util.h"
 #include "protocol/memcached_response.h"
 
 namespace rowsocket {
 namespace {
 
+using mc_test::BinaryError;
+
 McRequest Text(bool noreply = false) {
-  McRequest mc;
-  mc.command = McCommand::kStore;
-  mc.framing = McFraming::kText;
-  mc.noreply = noreply;
-  return mc;
+  return mc_test::StoreRequest(McFraming::kText, noreply);
 }
-
-McRequest Binary() {
-  McRequest mc;
-  mc.command = McCommand::kStore;
-  mc.framing = McFraming::kBinary;
-  mc.opcode = 0x01;
-  mc.opaque = 7;
-  return mc;
-}
-
-std::string BinaryError(const McRequest& mc, McStatus status) {
-  std::string out;
-  McBinaryWriter(&out).Error(mc, status);
-  return out;
-}
+McRequest Binary() { return mc_test::StoreRequest(McFraming::kBinary); }
 
 TEST(MemcachedStatus, refusal_by_grants_and_by_login_differ_in_text) {
   std::string out;

@@ -1,5 +1,5 @@
 // Helpers shared by the memcached protocol tests: parse a whole input, parse it fed
-// one byte at a time, and build binary request packets.
+// one byte at a time, build binary request packets, requests and error answers.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,9 +11,31 @@
 #include <vector>
 
 #include "protocol/memcached.h"
+#include "protocol/memcached_response.h"
 
 namespace rowsocket {
 namespace mc_test {
+
+// A storage command as a parser would give it, in text or in binary (opaque 7),
+// for the tests of error answers.
+inline McRequest StoreRequest(McFraming framing, bool noreply = false) {
+  McRequest mc;
+  mc.command = McCommand::kStore;
+  mc.framing = framing;
+  mc.noreply = noreply;
+  if (framing == McFraming::kBinary) {
+    mc.opcode = 0x01;
+    mc.opaque = 7;
+  }
+  return mc;
+}
+
+// The binary error packet answering `mc` with `status`.
+inline std::string BinaryError(const McRequest& mc, McStatus status) {
+  std::string out;
+  McBinaryWriter(&out).Error(mc, status);
+  return out;
+}
 
 // A binary request packet.
 inline std::string Packet(uint8_t opcode, std::string_view extras, std::string_view key,
