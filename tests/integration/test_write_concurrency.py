@@ -205,49 +205,37 @@ def test_blocked_row_answers_146_while_writes_to_other_rows_keep_flowing(target,
     third = writer_on(target)
     assert third.request(increment(HOT_ROWS)) == OK1
     holder.lock("hot", 1)
-    # While the third client writes, the row-1 writers may wait as long as it takes
-    # (a slow machine must not end their waits first); then the module's timeout again.
-    sql.execute("SET GLOBAL rowsocket_lock_wait_timeout = 3600")
-    try:
-        with writer_on(target) as first, third:
-            first.send_lines([increment(1)] * waits)
-            wait_for_lock_waits(sql, waits_before, 1, "the first writer to wait for row 1")
-            second = writer_on(target)
-            second.send_lines([increment(1, 10)] * waits)
-            wait_for_lock_waits(sql, waits_before, 2, "the second writer to wait for row 1")
+    with writer_on(target) as first, third:
+        first.send_lines([increment(1)] * waits)
+        wait_for_lock_waits(sql, waits_before, 1, "the first writer to wait for row 1")
+        second = writer_on(target)
+        second.send_lines([increment(1, 10)] * waits)
+        wait_for_lock_waits(sql, waits_before, 2, "the second writer to wait for row 1")
 
-            # Both wait apart; the third client is served meanwhile.
-            keys = list(range(2, HOT_ROWS))
-            for start in range(0, len(keys), 50):
-                chunk = keys[start:start + 50]
-                third.send_lines([increment(k) for k in chunk])
-                assert [third.read_answer() for _ in chunk] == [OK1] * len(chunk)
-            # Still fighting: the third client did not wait for the row-1 writers.
-            assert not has_answer(first) and not has_answer(second), \
-                "a row-1 writer answered before the third client finished: the third " \
-                "client's writes waited for the blocked row"
-            assert n_values(sql, keys + [HOT_ROWS]) == {k: 1 for k in keys + [HOT_ROWS]}
-            sql.execute("SET GLOBAL rowsocket_lock_wait_timeout = %d" % LOCK_WAIT_TIMEOUT)
-            check_the_waits_end(sql, holder, first, second, waits, timeouts_before)
-    finally:
-        sql.execute("SET GLOBAL rowsocket_lock_wait_timeout = %d" % LOCK_WAIT_TIMEOUT)
+        # Both wait apart; the third client is served meanwhile.
+        keys = list(range(2, HOT_ROWS))
+        for start in range(0, len(keys), 50):
+            chunk = keys[start:start + 50]
+            third.send_lines([increment(k) for k in chunk])
+            assert [third.read_answer() for _ in chunk] == [OK1] * len(chunk)
+        # Still fighting: the third client did not wait for the row-1 writers.
+        assert not has_answer(first) and not has_answer(second), \
+            "a row-1 writer answered before the third client finished: the third " \
+            "client's writes waited for the blocked row"
+        assert n_values(sql, keys + [HOT_ROWS]) == {k: 1 for k in keys + [HOT_ROWS]}
+
+        assert [first.read_answer() for _ in range(waits)] == [LOCK_TIMEOUT] * waits
+        assert [second.read_answer() for _ in range(waits)] == [LOCK_TIMEOUT] * waits
+        assert n_values(sql, [1]) == {1: 0}
+        assert status(sql, "Rowsocket_lock_wait_timeouts") - timeouts_before == 2 * waits
+
+        # The holder's own change commits; the same connections then write the row.
+        holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 1")
+        holder.commit()
+        assert first.request(increment(1)) == OK1
+        assert second.request(increment(1, 10)) == OK1
+        second.close()
     assert n_values(sql, [1]) == {1: 111}
-
-
-def check_the_waits_end(sql, holder, first, second, waits, timeouts_before):
-    """The row-1 writers' requests answer `1 1 146` once their wait passes the timeout
-    and change nothing; once the holder commits, the same connections write the row."""
-    assert [first.read_answer() for _ in range(waits)] == [LOCK_TIMEOUT] * waits
-    assert [second.read_answer() for _ in range(waits)] == [LOCK_TIMEOUT] * waits
-    assert n_values(sql, [1]) == {1: 0}
-    assert status(sql, "Rowsocket_lock_wait_timeouts") - timeouts_before == 2 * waits
-
-    # The holder's own change commits; the same connections then write the row.
-    holder.sql.execute("UPDATE test.hot SET n = n + 100 WHERE k = 1")
-    holder.commit()
-    assert first.request(increment(1)) == OK1
-    assert second.request(increment(1, 10)) == OK1
-    second.close()
 
 
 def innodb_row_lock_waits(sql):
