@@ -64,3 +64,9 @@ def wait_for_default_container(sql, seconds=20):
                     "WHERE TABLE_SCHEMA = 'rowsocket' AND TABLE_NAME = 'kv'") != "1":
         assert time.monotonic() < deadline, "the default container rowsocket.kv was not made"
         time.sleep(0.1)
+
+
+def sasl_plain(raw, user, password):
+    """A binary SASL PLAIN login of `user` (bytes) on `raw`; memcached's response."""
+    raw.send(binary_request(0x21, b"PLAIN", b"\0" + user + b"\0" + password))
+    return binary_response(raw)

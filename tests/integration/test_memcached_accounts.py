@@ -9,12 +9,13 @@ import pytest
 
 import harness
 import targets
-from memcached_support import Raw, binary_request, binary_response, wait_for_default_container
+from memcached_support import (Raw, binary_request, binary_response, sasl_plain,
+                               wait_for_default_container)
 
 pytestmark = targets.rowsocket_only
 
 AUTH_ERROR = 0x20
-SASL_LIST, SASL_AUTH, GET, SET = 0x20, 0x21, 0x00, 0x01
+SASL_LIST, GET, SET = 0x20, 0x00, 0x01
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +44,6 @@ def tls(memcached_port, certs):
     r = Raw(memcached_port, ssl.create_default_context(cafile=certs["ca.pem"]))
     yield r
     r.close()
-
-
-def sasl_plain(raw, user, password):
-    raw.send(binary_request(SASL_AUTH, b"PLAIN", b"\0" + user + b"\0" + password))
-    return binary_response(raw)
 
 
 def set_request(key, value):

@@ -12,12 +12,13 @@ import pytest
 
 import harness
 import targets
-from memcached_support import Raw, binary_request, binary_response, wait_for_default_container
+from memcached_support import (Raw, binary_request, binary_response, sasl_plain,
+                               wait_for_default_container)
 
 pytestmark = targets.rowsocket_only
 
 AUTH_ERROR = 0x20
-SASL_AUTH, GET, SET, VERSION = 0x21, 0x00, 0x01, 0x0b
+GET, SET, VERSION = 0x00, 0x01, 0x0b
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +41,6 @@ def accounts(sql):
     sql.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON rowsocket.kv TO mcw@localhost")
     sql.execute("CREATE USER mcguess@localhost IDENTIFIED BY 'g-pw'")
     sql.execute("GRANT SELECT ON rowsocket.kv TO mcguess@localhost")
-
-
-def sasl_plain(raw, user, password):
-    raw.send(binary_request(SASL_AUTH, b"PLAIN", b"\0" + user + b"\0" + password))
-    return binary_response(raw)
 
 
 def closed(raw):

@@ -33,6 +33,7 @@ uint SyncWaitBits(const Request& r) {
 class HandlerSocketModule : public ProtocolModule {
  public:
   std::unique_ptr<ProtocolHandler> NewHandler(WorkerEngine* engine) override {
+    if (engine->info().protocol != WireProtocol::kHandlerSocket) return nullptr;
     return std::make_unique<HandlerSocketHandler>(engine);
   }
 };
