@@ -238,6 +238,48 @@ def test_blocked_row_answers_146_while_writes_to_other_rows_keep_flowing(target,
     assert n_values(sql, [1]) == {1: 111}
 
 
+def test_writers_waiting_apart_hold_up_no_other_clients_durable_answers(target, sql, hot,
+                                                                          holder):
+    """Two writers wait apart for row 1 (for an hour: rowsocket_lock_wait_timeout is
+    raised for the test) while a third client sends 1600 batches of increments to
+    other rows. The write workers take turns with the waiting writers' retries and
+    with the log flush's wake-ups; whichever worker a wake-up reaches, also one that
+    has committed nothing itself, sends the answers that became durable. Every batch
+    of the third client is answered (a stall fails the read's timeout), and SQL shows
+    every increment."""
+    sql.execute("SET GLOBAL rowsocket_lock_wait_timeout = 3600")
+    conns = []
+    try:
+        waits_before = status(sql, "Rowsocket_lock_waits")
+        third = writer_on(target)
+        conns.append(third)
+        assert third.request(increment(HOT_ROWS)) == OK1
+        holder.lock("hot", 1)
+        for n, by in enumerate((1, 10), 1):
+            waiter = writer_on(target)
+            conns.append(waiter)
+            waiter.send_lines([increment(1, by)] * 3)
+            wait_for_lock_waits(sql, waits_before, n, f"writer {n} to wait for row 1")
+        third.sock.settimeout(LIVENESS)
+        keys = list(range(2, HOT_ROWS))
+        rounds = 400
+        for _ in range(rounds):
+            for start in range(0, len(keys), 50):
+                chunk = keys[start:start + 50]
+                third.send_lines([increment(k) for k in chunk])
+                assert [third.read_answer() for _ in chunk] == [OK1] * len(chunk)
+        assert n_values(sql, keys) == {k: rounds for k in keys}
+        assert n_values(sql, [1]) == {1: 0}
+        holder.commit()
+        for waiter in conns[1:]:
+            assert [waiter.read_answer() for _ in range(3)] == [OK1] * 3
+        assert n_values(sql, [1]) == {1: 33}
+    finally:
+        sql.execute(f"SET GLOBAL rowsocket_lock_wait_timeout = {LOCK_WAIT_TIMEOUT}")
+        for conn in conns:
+            conn.close()
+
+
 def innodb_row_lock_waits(sql):
     return int(sql.rows("SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_waits'")[0][1])
 
@@ -536,8 +578,12 @@ def test_pipelines_in_opposite_key_orders_on_two_workers_do_not_deadlock(server,
         wait_for_lock_waits(sql, waits_before, 1, "the first pipeline to wait")
         down.send_lines([increment(k) for k in reversed(keys)])
         wait_for_lock_waits(sql, waits_before, 2, "both pipelines to wait")
-        # What each asked before the middle row is done; the rest waits behind it.
-        assert n_values(sql, [1, 74, 75, 76, 150]) == {1: 1, 74: 1, 75: 0, 76: 1, 150: 1}
+        # What each asked before the middle row is done; the rest waits behind it. (A
+        # wait is counted when the request meets the lock, before the rest of its
+        # batch runs again and commits.)
+        expected = {1: 1, 74: 1, 75: 0, 76: 1, 150: 1}
+        wait_for(lambda: n_values(sql, list(expected)) == expected,
+                 "what each pipeline asked before the middle row")
         holder.commit()
         for conn in (up, down):
             answers = [conn.read_answer() for _ in keys]

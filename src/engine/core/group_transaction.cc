@@ -224,8 +224,13 @@ uint64_t GroupTransaction::TakeFlushTicket() {
   return flusher_->Request(wake_);
 }
 
+// Any write worker of a listener may take the wake-up of a flush, or release held
+// answers in a quiet moment, also one whose own commits never left a flush to the
+// flusher: every worker reads the one flusher's mark.
 uint64_t GroupTransaction::Durable() const {
-  return flusher_ != nullptr ? flusher_->Durable() : 0;
+  const LogFlusher* flusher = flusher_;
+  if (flusher == nullptr && shared_flusher_ != nullptr) flusher = shared_flusher_->Started();
+  return flusher != nullptr ? flusher->Durable() : 0;
 }
 
 }  // namespace rowsocket

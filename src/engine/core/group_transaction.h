@@ -64,7 +64,8 @@ class GroupTransaction {
   // The flush ticket of the commits since the last call that left their log flush
   // to the flusher (see log_flusher.h), or 0 when none did.
   uint64_t TakeFlushTicket();
-  // The latest ticket whose flush has ended (0 before any).
+  // The latest ticket whose flush has ended, whichever worker committed it (0 before
+  // any).
   uint64_t Durable() const;
 
  private:

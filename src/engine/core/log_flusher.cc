@@ -139,6 +139,7 @@ LogFlusher* SharedLogFlusher::Get(handlerton* engine) {
     flusher_ = std::make_unique<LogFlusher>(engine);
     failed_ = !flusher_->Start();
     if (failed_) flusher_.reset();
+    started_.store(flusher_.get(), std::memory_order_release);
   }
   return flusher_ && flusher_->engine() == engine ? flusher_.get() : nullptr;
 }

@@ -78,10 +78,13 @@ class SharedLogFlusher {
   // Null if `engine` is not the flusher's, or the flusher could not start (then
   // commits flush their own log).
   LogFlusher* Get(handlerton* engine);
+  // The flusher once a commit has started it, else null (no ticket exists yet).
+  const LogFlusher* Started() const { return started_.load(std::memory_order_acquire); }
 
  private:
   std::mutex mutex_;
   std::unique_ptr<LogFlusher> flusher_;
+  std::atomic<const LogFlusher*> started_{nullptr};
   bool failed_ = false;
 };
 
