@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs the npm clients the tests run against rowsocket, at pinned versions, into
 # the cache outside the work tree (nothing of them enters this repository): memjs and
-# memcached (tests/integration/test_memcached_clients.py) and node-handlersocket
-# (tests/integration/test_hs_clients.py). Installs Debian's nodejs and npm first where
+# memcached (tests/integration/test_memcached_clients.py), node-handlersocket
+# (tests/integration/test_hs_clients.py) and ioredis
+# (tests/integration/test_redis_clients.py). Installs Debian's nodejs and npm first where
 # the machine has no node or npm. Idempotent and safe to run concurrently (one install
 # at a time, under a lock). Prints, as its last line, the node_modules directory to
 # put on NODE_PATH.
 set -euo pipefail
 CACHE=${ROWSOCKET_CACHE:-/var/cache/rowsocket}
-PACKAGES=(memjs@1.3.2 memcached@2.2.2 node-handlersocket@0.1.0)
+PACKAGES=(memjs@1.3.2 memcached@2.2.2 node-handlersocket@0.1.0 ioredis@6.0.0)
 die() { printf 'node-clients: error: %s\n' "$*" >&2; exit 1; }
 
 out="$CACHE/node-clients"

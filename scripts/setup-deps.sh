@@ -101,7 +101,10 @@ install_packages() {
   # listener's reference daemon and real clients (memcslap, memcaslap; pylibmc's SASL).
   # redis-server, redis-tools, python3-redis: the Redis protocol's reference daemon
   # (private instances only: tests/integration/redis_reference.py), redis-cli and
-  # redis-benchmark, and redis-py.
+  # redis-benchmark, and redis-py. php-redis and libredis-perl: with redis-cli,
+  # redis-py and ioredis, the real Redis clients of test_redis_clients.py, each run
+  # against redis-server itself and then rowsocket (ioredis comes from npm at test
+  # time: scripts/node-clients.sh).
   local tools=(cmake g++ make dpkg-dev clang libclang-rt-14-dev pkg-config libgtest-dev libgmock-dev libedit-dev netcat-openbsd
                libssl-dev openssl liburing-dev
                php-cli php-memcached php-memcache python3-pylibmc python3-memcache python3-django
@@ -109,7 +112,7 @@ install_packages() {
                python3 python3-pytest python3-pymysql python3-pip python3-setuptools python3-wheel
                python3-venv mypy procps xz-utils memcached tmux gnuplot-nox
                python3-pymemcache python3-pylibmc libmemcached-tools
-               redis-server redis-tools python3-redis
+               redis-server redis-tools python3-redis php-redis libredis-perl
                perl libperl-dev libdbi-perl libdbd-mariadb-perl)
   local missing=()
   for p in "${pkgs[@]}"; do
