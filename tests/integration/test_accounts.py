@@ -8,6 +8,7 @@ import hashlib
 import ssl
 import time
 
+import pymysql
 import pytest
 
 import hs
@@ -209,6 +210,44 @@ def test_table_grant_allows_reads_and_refuses_writes(target, sql):
     assert sql.value("SELECT COUNT(*) FROM test.acct") == "2"
     assert sql.value("SELECT v FROM test.acct WHERE id = 1") == "one"
     assert status(sql, "requests_denied") == before + 4
+
+
+def sql_error_as(server, user, password, query):
+    """The error number SQL answers `query` with, run as the account."""
+    conn = pymysql.connect(unix_socket=server.socket_path, user=user, password=password)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(query)
+        return 0
+    except pymysql.MySQLError as e:
+        return e.args[0]
+    finally:
+        conn.close()
+
+
+def test_a_table_the_account_may_not_touch_is_refused_whether_or_not_it_exists(target, server,
+                                                                            sql):
+    """reader has SELECT on test.acct only: for any other table of test, SQL answers
+    1142 (access denied) whether the table exists or not, and so does `P`, whatever
+    index and columns it names, so the refusal tells nothing of the schema. app,
+    with SELECT on test.*, learns what SQL's 1146 tells: the table does not exist."""
+    for table in ("user", "nosuch"):
+        assert sql_error_as(server, "reader", "reader-pw", f"SELECT * FROM test.{table}") == 1142
+    assert sql_error_as(server, "app", "app-pw", "SELECT * FROM test.nosuch") == 1146
+    before = status(sql, "requests_denied")
+    with hs.Connection(target.port) as c:
+        assert login(c, "reader", "reader-pw") == OK
+        for table, index, columns in [("user", "PRIMARY", ["user_name"]),
+                                      ("nosuch", "PRIMARY", ["user_name"]),
+                                      ("user", "nosuch_index", ["user_name"]),
+                                      ("user", "PRIMARY", ["nosuch_column"])]:
+            assert c.request(hs.open_request(0, table, columns, index=index)) == DENIED, \
+                (table, index, columns)
+        assert c.request(hs.open_request(0, "acct", ["v"])) == OK
+    assert status(sql, "requests_denied") == before + 4
+    with hs.Connection(target.port) as c:
+        assert login(c, "app", "app-pw") == OK
+        assert c.request(hs.open_request(0, "nosuch", ["v"])) == ["1", "1", "open_table"]
 
 
 def test_column_grants_decide_column_by_column(target, sql):

@@ -434,12 +434,7 @@ bool Accounts::ColumnPrivileges(AccountLogin* login, TABLE* table,
   thd_->push_internal_handler(&quiet);
   TABLE_LIST tl;
   tl.init_one_table(&table->s->db, &table->s->table_name, nullptr, TL_READ);
-  tl.security_ctx = &login->sctx_;
-  // Some privilege on the table or on any of its columns will do (check_grant's
-  // any_combination_will_do, as for SHOW COLUMNS).
-  const bool shown = !check_access(thd_, SELECT_ACL, table->s->db.str, &tl.grant.privilege,
-                                   &tl.grant.m_internal, false, true) &&
-                     !check_grant(thd_, SELECT_ACL, &tl, true, 1, true);
+  const bool shown = SomePrivilegeOn(login, &tl);
   if (shown) {
     for (uint i = 0; i < table->s->fields; ++i) {
       (*privileges)[i] = get_column_grant(thd_, &tl.grant, table->s->db.str,
@@ -451,6 +446,33 @@ bool Accounts::ColumnPrivileges(AccountLogin* login, TABLE* table,
   thd_->security_ctx = own;
   thd_->clear_error();
   return shown;
+}
+
+bool Accounts::MaySeeTable(AccountLogin* login, std::string_view db, std::string_view table) {
+  if (!login->logged_in()) return false;
+  const std::string db_text(db), table_text(table);  // the server reads C strings
+  Security_context* own = thd_->security_ctx;
+  thd_->security_ctx = &login->sctx_;
+  Dummy_error_handler quiet;  // a refusal is answered, not raised
+  thd_->push_internal_handler(&quiet);
+  const LEX_CSTRING db_name{db_text.c_str(), db_text.size()};
+  const LEX_CSTRING table_name{table_text.c_str(), table_text.size()};
+  TABLE_LIST tl;
+  tl.init_one_table(&db_name, &table_name, nullptr, TL_READ);
+  const bool allowed = SomePrivilegeOn(login, &tl);
+  thd_->pop_internal_handler();
+  thd_->security_ctx = own;
+  thd_->clear_error();
+  return allowed;
+}
+
+// Some privilege on the table or on any of its columns will do (check_grant's
+// any_combination_will_do, as for SHOW COLUMNS).
+bool Accounts::SomePrivilegeOn(AccountLogin* login, TABLE_LIST* tl) {
+  tl->security_ctx = &login->sctx_;
+  return !check_access(thd_, SELECT_ACL, tl->db.str, &tl->grant.privilege, &tl->grant.m_internal,
+                       false, true) &&
+         !check_grant(thd_, SELECT_ACL, tl, true, 1, true);
 }
 
 void NoteSqlLogin(const char* user, const char* host, const char* ip, int status) {

@@ -124,8 +124,16 @@ class Accounts {
   // ER_TABLEACCESS_DENIED_ERROR); else, by field index, its privileges on each
   // column (COL_ACLS bits: SELECT, INSERT, UPDATE, REFERENCES; none: not shown).
   bool ColumnPrivileges(AccountLogin* login, TABLE* table, std::vector<privilege_t>* privileges);
+  // Whether the account of `login` has some privilege on db.table or on one of its
+  // columns (as ColumnPrivileges decides it), asked before the table is opened: SQL
+  // refuses a statement on a table the account may not touch whether or not the
+  // table exists, so a refusal says nothing of what the schema holds.
+  bool MaySeeTable(AccountLogin* login, std::string_view db, std::string_view table);
 
  private:
+  // The check of MaySeeTable on `tl` (initialized on db.table), in the login's
+  // security context.
+  bool SomePrivilegeOn(AccountLogin* login, TABLE_LIST* tl);
   EngineStatus CheckAccount(AccountLogin* login, const StoredAccount& stored,
                             const LoginCredentials& credentials, const std::string& nonce,
                             bool tls);

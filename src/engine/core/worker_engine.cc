@@ -177,12 +177,27 @@ EngineStatus WorkerEngine::CheckAccess(EngineSession* session, const AccessWante
     if (wanted.insert_columns > ig->insert_columns) refused = "INSERT";
   }
   if (refused == nullptr) return EngineStatus::OK();
+  return Refuse(session, refused, wanted.db, wanted.table);
+}
+
+EngineStatus WorkerEngine::CheckMaySeeTable(EngineSession* session, std::string_view db,
+                                            std::string_view table) {
+  if (!accounts_.Refresh(&session->login, batch_start_ms_, kAccountMaxAgeMs)) {
+    session->SetAccount("");
+    return EngineStatus::Unauthenticated();
+  }
+  if (accounts_.MaySeeTable(&session->login, db, table)) return EngineStatus::OK();
+  return Refuse(session, "access", db, table);
+}
+
+EngineStatus WorkerEngine::Refuse(EngineSession* session, const char* what, std::string_view db,
+                                  std::string_view table) {
   stats_->requests_denied.Add();
   static LogLimit denied;
-  LogLimited(&denied, LogLevel::kWarning, "%s denied to %s from %s on %.*s.%.*s", refused,
+  LogLimited(&denied, LogLevel::kWarning, "%s denied to %s from %s on %.*s.%.*s", what,
              session->login.AccountName().c_str(), session->peer_address.c_str(),
-             static_cast<int>(wanted.db.size()), wanted.db.data(),
-             static_cast<int>(wanted.table.size()), wanted.table.data());
+             static_cast<int>(db.size()), db.data(), static_cast<int>(table.size()),
+             table.data());
   return EngineStatus::Denied();
 }
 

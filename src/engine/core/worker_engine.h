@@ -106,8 +106,16 @@ class WorkerEngine {
   // give them (accounts.h), at most a second old: `denied` (counted and logged) if
   // not, `unauth` if the account is gone.
   EngineStatus CheckAccess(EngineSession* session, const AccessWanted& wanted);
+  // Before a table a client named is opened: `denied` (counted and logged) unless the
+  // account has some privilege on it (Accounts::MaySeeTable), `unauth` if the account
+  // is gone; so a refusal is the same whether or not the table exists.
+  EngineStatus CheckMaySeeTable(EngineSession* session, std::string_view db,
+                                std::string_view table);
 
  private:
+  // A refusal of `what` (SELECT, INSERT, ...) on db.table: counted, logged, `denied`.
+  EngineStatus Refuse(EngineSession* session, const char* what, std::string_view db,
+                      std::string_view table);
   // `grants` for `oi` (and filter columns `filters`) brought up to date with the
   // connection's login, itself rebuilt from the server's ACL once it is a second
   // old; `unauth` when the account has been dropped meanwhile (the login ends).

@@ -171,6 +171,13 @@ EngineStatus HandlerSocketHandler::BindIndex(EngineSession* session, const Reque
   if (r.index_id >= options.tunables->max_open_indexes.load(std::memory_order_relaxed))
     return EngineStatus::IndexNotOpen();
   if (!engine_->SchemaAllowed(r.db)) return EngineStatus::SchemaForbidden();
+  if (session->account_logins) {
+    // Grants first, as SQL checks them before it opens a table: an account without
+    // any privilege on the table learns nothing of whether it, its index or its
+    // columns exist.
+    const EngineStatus s = engine_->CheckMaySeeTable(session, r.db, r.table);
+    if (!s.ok()) return s;
+  }
   auto binding = std::make_unique<IndexBinding>();
   binding->db = r.db;
   binding->table = r.table;
