@@ -199,6 +199,59 @@ def test_a_stalled_handshake_blocks_nobody_and_times_out(target, context, sql):
         sql.execute("SET GLOBAL rowsocket_timeout = 300")
 
 
+def client_hello(context):
+    """The first flight of a TLS handshake with the server, as `context` sends it."""
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = context.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+    try:
+        tls.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    return outgoing.read()
+
+
+def open_descriptors(server):
+    return len(os.listdir(f"/proc/{server.proc.pid}/fd"))
+
+
+def test_hundreds_of_stalled_handshakes_block_nobody_and_all_time_out(server, target, context,
+                                                                     sql):
+    """400 clients stall in the handshake on both ports: half after a few bytes of a
+    ClientHello, half after a whole one (the server has made its key share and sent
+    its answer, which they never read). Meanwhile TLS and plain-text clients are
+    served; once rowsocket_timeout has passed every stalled connection is closed and
+    mariadbd holds as many descriptors as before."""
+    hello = client_hello(context)
+    assert hello[:1] == b"\x16"
+    descriptors_before = open_descriptors(server)
+    connections_before = status(sql, "connections_total")
+    sql.execute("SET GLOBAL rowsocket_timeout = 2")
+    stalled = []
+    try:
+        for i in range(400):
+            s = socket.create_connection(("127.0.0.1", (target.port, target.port_wr)[i % 2]))
+            s.sendall(hello if i % 4 < 2 else hello[:6])
+            stalled.append(s)
+        assert wait_for(lambda: status(sql, "connections_total") >= connections_before + 400)
+        for port in (target.port, target.port_wr):
+            for _ in range(10):
+                with TlsConnection(port, context) as secure, hs.Connection(port) as plain:
+                    assert secure.raw(OPEN) == b"0\t1\n"
+                    assert plain.raw(OPEN) == b"0\t1\n"
+        for s in stalled:
+            s.settimeout(20)
+            try:
+                while s.recv(65536):   # the server's flight, if any, then its close
+                    pass
+            except ConnectionResetError:
+                pass
+        assert wait_for(lambda: open_descriptors(server) <= descriptors_before)
+    finally:
+        for s in stalled:
+            s.close()
+        sql.execute("SET GLOBAL rowsocket_timeout = 300")
+
+
 def test_require_secure_transport_refuses_plain_text(target, context, sql):
     sql.execute("SET GLOBAL rowsocket_require_secure_transport = ON")
     try:
