@@ -4,6 +4,7 @@
 #include "engine/core/protocol_handler.h"
 #include "engine/handlersocket/hs_handler.h"
 #include "engine/memcached/memcached_handler.h"
+#include "engine/redis/redis_handler.h"
 
 namespace rowsocket {
 
@@ -11,6 +12,7 @@ std::vector<std::unique_ptr<ProtocolModule>> RegisteredProtocols(const EngineOpt
   std::vector<std::unique_ptr<ProtocolModule>> protocols;
   protocols.push_back(NewHandlerSocketModule());
   protocols.push_back(NewMemcachedModule());
+  protocols.push_back(NewRedisModule());
   return protocols;
 }
 

@@ -44,6 +44,9 @@ my_bool opt_memcached_sasl_over_plain_tcp = 0;
 uint opt_memcached_sweep_rate = 10000;
 ulong opt_auth = 0;
 ulong opt_memcached_auth = 0;
+char* opt_redis_port = nullptr;
+uint opt_redis_threads = 0;
+ulong opt_redis_auth = 0;
 ulong opt_auth_wr = 0;
 char* opt_allowed_system_schemas = nullptr;
 char* opt_ssl_cert = nullptr;
@@ -137,6 +140,12 @@ MYSQL_SYSVAR_UINT(memcached_threads, opt_memcached_threads,
                   PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Worker threads of the memcached listener; 0 = half the CPU cores, at least 2",
                   nullptr, nullptr, 0, 0, 256, 0);
+MYSQL_SYSVAR_STR(redis_port, opt_redis_port, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                 "Port of the Redis listener (Redis's protocol on MariaDB tables); empty or "
+                 "0 disables it", nullptr, nullptr, "");
+MYSQL_SYSVAR_UINT(redis_threads, opt_redis_threads, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "Worker threads of the Redis listener; 0 = half the CPU cores, at least 2",
+                  nullptr, nullptr, 0, 0, 256, 0);
 void UpdateMemcachedFlush(MYSQL_THD, struct st_mysql_sys_var*, void*, const void* save) {
   opt_memcached_flush = *static_cast<const my_bool*>(save);
   g_tunables.memcached_flush.store(opt_memcached_flush != 0);
@@ -217,6 +226,11 @@ MYSQL_SYSVAR_ENUM(memcached_auth, opt_memcached_auth, PLUGIN_VAR_RQCMDARG | PLUG
                   "How clients of the memcached listener prove who they are: none; account "
                   "(SASL PLAIN over TLS as a MariaDB account, its grants apply); auto = none "
                   "on a loopback address, account on any other (secret is not offered)",
+                  nullptr, nullptr, kAuthAuto, &auth_typelib);
+MYSQL_SYSVAR_ENUM(redis_auth, opt_redis_auth, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "How clients of the Redis listener prove who they are: none; account (AUTH "
+                  "<user> <password> over TLS as a MariaDB account, its grants apply); auto = "
+                  "none on a loopback address, account on any other (secret is not offered)",
                   nullptr, nullptr, kAuthAuto, &auth_typelib);
 MYSQL_SYSVAR_BOOL(memcached_sasl_over_plain_tcp, opt_memcached_sasl_over_plain_tcp,
                   PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
@@ -313,6 +327,7 @@ struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(memcached_port), MYSQL_SYSVAR(memcached_threads), MYSQL_SYSVAR(memcached_flush),
     MYSQL_SYSVAR(memcached_sweep_rate),
     MYSQL_SYSVAR(memcached_auth), MYSQL_SYSVAR(memcached_sasl_over_plain_tcp),
+    MYSQL_SYSVAR(redis_port), MYSQL_SYSVAR(redis_threads), MYSQL_SYSVAR(redis_auth),
     MYSQL_SYSVAR(plain_secret), MYSQL_SYSVAR(plain_secret_wr), MYSQL_SYSVAR(auth),
     MYSQL_SYSVAR(auth_wr),
     MYSQL_SYSVAR(allowed_system_schemas), MYSQL_SYSVAR(verbose), MYSQL_SYSVAR(max_line_length),
@@ -332,6 +347,7 @@ enum StatusIndex {
   kConnectionsRead,
   kConnectionsWrite,
   kConnectionsMemcached,
+  kConnectionsRedis,
 #define ROWSOCKET_STATUS_INDEX(name, doc) k_##name,
   ROWSOCKET_STATS(ROWSOCKET_STATUS_INDEX)
 #undef ROWSOCKET_STATUS_INDEX
@@ -346,6 +362,8 @@ st_mysql_show_var g_status_array[] = {
     {"connections_read", reinterpret_cast<char*>(&g_status_values[kConnectionsRead]), SHOW_LONGLONG},
     {"connections_write", reinterpret_cast<char*>(&g_status_values[kConnectionsWrite]), SHOW_LONGLONG},
     {"connections_memcached", reinterpret_cast<char*>(&g_status_values[kConnectionsMemcached]),
+     SHOW_LONGLONG},
+    {"connections_redis", reinterpret_cast<char*>(&g_status_values[kConnectionsRedis]),
      SHOW_LONGLONG},
 #define ROWSOCKET_STATUS_VAR(name, doc) \
   {#name, reinterpret_cast<char*>(&g_status_values[k_##name]), SHOW_LONGLONG},
@@ -364,6 +382,7 @@ int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_va
   g_status_values[kConnectionsRead] = static_cast<long long>(s.connections_read);
   g_status_values[kConnectionsWrite] = static_cast<long long>(s.connections_write);
   g_status_values[kConnectionsMemcached] = static_cast<long long>(s.connections_memcached);
+  g_status_values[kConnectionsRedis] = static_cast<long long>(s.connections_redis);
 #define ROWSOCKET_STATUS_FILL(name, doc) g_status_values[k_##name] = static_cast<long long>(s.name);
   ROWSOCKET_STATS(ROWSOCKET_STATUS_FILL)
 #undef ROWSOCKET_STATUS_FILL
@@ -420,6 +439,10 @@ ServerConfig ConfigFromVariables() {
                  opt_memcached_threads ? static_cast<int>(opt_memcached_threads)
                                        : std::max(2, cores / 2),
                  false, AuthMode::kNone, "", WireProtocol::kMemcached};
+  const std::string redis_port = Str(opt_redis_port);
+  c.redis = {redis_port == "0" ? std::string() : redis_port,
+             opt_redis_threads ? static_cast<int>(opt_redis_threads) : std::max(2, cores / 2),
+             false, AuthMode::kNone, "", WireProtocol::kRedis};
   c.backlog = static_cast<int>(opt_backlog);
   c.sndbuf = static_cast<int>(opt_sndbuf);
   c.rcvbuf = static_cast<int>(opt_rcvbuf);
@@ -480,6 +503,12 @@ int PluginInit(void*) {
   if (!ResolveAuth(opt_memcached_auth, "", config.address, "memcached", &config.memcached.auth,
                    &error)) {
     Log(LogLevel::kError, "cannot start: %s (memcached clients have no shared secret)",
+        error.c_str());
+    g_factory.reset();
+    return 1;
+  }
+  if (!ResolveAuth(opt_redis_auth, "", config.address, "redis", &config.redis.auth, &error)) {
+    Log(LogLevel::kError, "cannot start: %s (Redis clients have no shared secret)",
         error.c_str());
     g_factory.reset();
     return 1;

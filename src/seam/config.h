@@ -43,7 +43,7 @@ enum class AuthMode : uint8_t {
 };
 
 // What a listener's clients speak.
-enum class WireProtocol : uint8_t { kHandlerSocket, kMemcached };
+enum class WireProtocol : uint8_t { kHandlerSocket, kMemcached, kRedis };
 
 // How workers wait for their connections and move bytes (rowsocket_io; event_loop.h).
 enum class IoLoop : uint8_t { kEpoll, kIoUring };
@@ -70,6 +70,7 @@ struct ServerConfig {
   ListenerConfig read;
   ListenerConfig write;
   ListenerConfig memcached;    // memcached's protocol on MariaDB tables
+  ListenerConfig redis;        // Redis's protocol on MariaDB tables
   int backlog = 1024;
   int sndbuf = 0;              // 0: the kernel's default
   int rcvbuf = 0;

@@ -117,6 +117,7 @@ struct StatsSnapshot {
   uint64_t connections_read = 0;   // open now, read listener
   uint64_t connections_write = 0;  // open now, write listener
   uint64_t connections_memcached = 0;  // open now, memcached listener
+  uint64_t connections_redis = 0;      // open now, Redis listener
   uint64_t tls_connections = 0;    // open now over TLS, both listeners
   uint64_t latency[kRequestCategories][kLatencyBuckets] = {};
 

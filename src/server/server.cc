@@ -20,7 +20,8 @@ bool Server::Start(std::string* error) {
   SetUpTls();
   if (!StartListener(config_.read, "read", error) ||
       !StartListener(config_.write, "write", error) ||
-      !StartListener(config_.memcached, "memcached", error)) {
+      !StartListener(config_.memcached, "memcached", error) ||
+      !StartListener(config_.redis, "redis", error)) {
     Stop();
     return false;
   }

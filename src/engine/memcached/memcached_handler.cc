@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "engine/memcached/container_map.h"
 #include "engine/memcached/containers.h"
 #include "engine/rows/row_io.h"
 #include "engine/rows/row_lookup.h"
@@ -208,27 +209,8 @@ const KvContainer* MemcachedHandler::ContainerNamed(std::string_view name) {
     auto c = container_mapping_.find(other->second.row_name);
     if (c != container_mapping_.end() && fresh(c->second.read_ms)) return &c->second.container;
   }
-  // name, db_schema, db_table, key_column, value_columns, value_separator,
-  // flags_column, cas_column, expires_column
-  std::vector<std::optional<std::string>> row;
   KvContainer c;
-  bool found = LookUpRow(engine_->thd(), "rowsocket", "containers", {name}, &row) &&
-               row.size() >= 9 && row[0] && row[1] && row[2] && row[3] && row[4];
-  if (found) {
-    c.name = *row[0];
-    c.db = *row[1];
-    c.table = *row[2];
-    c.key_column = *row[3];
-    for (std::string_view column : SplitNameList(*row[4])) c.value_columns.emplace_back(column);
-    c.separator = row[5].value_or("|");
-    c.flags_column = row[6].value_or("");
-    c.cas_column = row[7].value_or("");
-    c.expires_column = row[8].value_or("");
-    found = !c.value_columns.empty();
-  } else if (name == "default") {
-    found = true;
-    c = KvContainer::Default();
-  }
+  const bool found = ReadContainerMapping(engine_->thd(), name, &c);
   // The entry under `name` itself is stale or gone: the row it was read from may have
   // been deleted or renamed.
   container_mapping_.erase(key);
@@ -268,40 +250,7 @@ void MemcachedHandler::PublishCacheSizes() {
 // row's period to every unique key: a find of the key skips history rows). What the
 // binding had opened before is retired (a step of this batch may still use it).
 EngineStatus MemcachedHandler::BindContainer(ContainerBinding* binding, const KvContainer& container) {
-  for (std::unique_ptr<IndexBinding>* b : {&binding->lookup, &binding->insert}) {
-    engine_->Retire(b->get());
-    b->reset();
-  }
-  TableCache& tables = engine_->tables();
-  const Opened<TableEntry> table = tables.Get(container.db, container.table);
-  if (!table.ok()) return table.error;
-  EngineStatus s = tables.Reopen(table.value);
-  if (!s.ok()) return s;
-  const TABLE* t = table.value->table;
-  std::string index;
-  for (uint k = 0; k < t->s->keys && index.empty(); ++k) {
-    const KEY& key = t->key_info[k];
-    const uint parts = key.user_defined_key_parts;
-    const bool key_alone =
-        parts == 1 || (parts == 2 && t->versioned() &&
-                       key.key_part[1].fieldnr == t->vers_end_field()->field_index + 1);
-    if ((key.flags & HA_NOSAME) && key_alone &&
-        SameName(key.key_part[0].field->field_name.str, container.key_column))
-      index = key.name.str;
-  }
-  if (index.empty()) return EngineStatus::NoSuchIndex();
-  binding->container = container;
-  binding->grants = IndexGrants();
-  binding->lookup = std::make_unique<IndexBinding>();
-  binding->insert = std::make_unique<IndexBinding>();
-  for (IndexBinding* b : {binding->lookup.get(), binding->insert.get()}) {
-    b->db = container.db;
-    b->table = container.table;
-    b->index = index;
-  }
-  binding->lookup->columns = container.LookupColumns();
-  binding->insert->columns = container.InsertColumns();
-  return EngineStatus::OK();
+  return BindContainerIndexes(engine_, binding, container);
 }
 
 // SASL PLAIN (binary protocol): `[authzid] NUL user NUL password`, a MariaDB account's

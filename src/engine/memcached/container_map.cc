@@ -1,0 +1,76 @@
+// The container mapping's reads and bindings that memcached's and Redis's handlers
+// share (container_map.h). Runs on a worker thread.
+#include "engine/memcached/container_map.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/rows/row_lookup.h"
+#include "protocol/name_list.h"
+
+namespace rowsocket {
+
+bool ReadContainerMapping(THD* thd, std::string_view name, KvContainer* c) {
+  // name, db_schema, db_table, key_column, value_columns, value_separator,
+  // flags_column, cas_column, expires_column
+  std::vector<std::optional<std::string>> row;
+  bool found = LookUpRow(thd, "rowsocket", "containers", {name}, &row) && row.size() >= 9 &&
+               row[0] && row[1] && row[2] && row[3] && row[4];
+  if (found) {
+    *c = KvContainer();
+    c->name = *row[0];
+    c->db = *row[1];
+    c->table = *row[2];
+    c->key_column = *row[3];
+    for (std::string_view column : SplitNameList(*row[4])) c->value_columns.emplace_back(column);
+    c->separator = row[5].value_or("|");
+    c->flags_column = row[6].value_or("");
+    c->cas_column = row[7].value_or("");
+    c->expires_column = row[8].value_or("");
+    return !c->value_columns.empty();
+  }
+  if (name != "default") return false;
+  *c = KvContainer::Default();
+  return true;
+}
+
+EngineStatus BindContainerIndexes(WorkerEngine* engine, ContainerBinding* binding,
+                                  const KvContainer& container) {
+  for (std::unique_ptr<IndexBinding>* b : {&binding->lookup, &binding->insert}) {
+    engine->Retire(b->get());
+    b->reset();
+  }
+  TableCache& tables = engine->tables();
+  const Opened<TableEntry> table = tables.Get(container.db, container.table);
+  if (!table.ok()) return table.error;
+  EngineStatus s = tables.Reopen(table.value);
+  if (!s.ok()) return s;
+  const TABLE* t = table.value->table;
+  std::string index;
+  for (uint k = 0; k < t->s->keys && index.empty(); ++k) {
+    const KEY& key = t->key_info[k];
+    const uint parts = key.user_defined_key_parts;
+    const bool key_alone =
+        parts == 1 || (parts == 2 && t->versioned() &&
+                       key.key_part[1].fieldnr == t->vers_end_field()->field_index + 1);
+    if ((key.flags & HA_NOSAME) && key_alone &&
+        SameName(key.key_part[0].field->field_name.str, container.key_column))
+      index = key.name.str;
+  }
+  if (index.empty()) return EngineStatus::NoSuchIndex();
+  binding->container = container;
+  binding->grants = IndexGrants();
+  binding->lookup = std::make_unique<IndexBinding>();
+  binding->insert = std::make_unique<IndexBinding>();
+  for (IndexBinding* b : {binding->lookup.get(), binding->insert.get()}) {
+    b->db = container.db;
+    b->table = container.table;
+    b->index = index;
+  }
+  binding->lookup->columns = container.LookupColumns();
+  binding->insert->columns = container.InsertColumns();
+  return EngineStatus::OK();
+}
+
+}  // namespace rowsocket

@@ -1,0 +1,391 @@
+// RedisHandler: Redis's commands as the batch core runs them (redis_handler.h): the
+// default container and its binding, logins and grants, the connection commands
+// and their answers. The rows themselves are RedisStrings' (redis_strings.h); INFO,
+// CONFIG GET and COMMAND are redis_info.cc. Runs on a worker thread.
+#include "engine/redis/redis_handler.h"
+
+#include "engine/memcached/container_map.h"
+#include "engine/memcached/containers.h"
+#include "protocol/redis.h"
+
+namespace rowsocket {
+namespace {
+
+using I = RedisCommandId;
+
+EngineSession* SessionOf(const BatchItem& item) {
+  return static_cast<EngineSession*>(item.session);
+}
+
+class RedisModule : public ProtocolModule {
+ public:
+  std::unique_ptr<ProtocolHandler> NewHandler(WorkerEngine* engine) override {
+    if (engine->info().protocol != WireProtocol::kRedis) return nullptr;
+    default_container_.Start();
+    return std::make_unique<RedisHandler>(engine, &shared_);
+  }
+
+ private:
+  RedisShared shared_;  // outlives the handlers: the module outlives the workers
+  DefaultContainer default_container_;
+};
+
+// Commands of the table this listener does not serve yet: answered with an error
+// that says so (docs/REDIS.md).
+bool Served(I id) {
+  switch (id) {
+    case I::kScan: case I::kFlushdb: case I::kClientList: case I::kConfigSet:
+    case I::kConfigResetstat:
+    case I::kHget: case I::kHmget: case I::kHgetall: case I::kHset: case I::kHsetnx:
+    case I::kHincrby: case I::kHincrbyfloat: case I::kHexists: case I::kHlen: case I::kHkeys:
+    case I::kHvals: case I::kHstrlen: case I::kHdel:
+    case I::kMulti: case I::kExec: case I::kDiscard: case I::kWatch: case I::kUnwatch:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool LogsIn(const RedisRequest& r) {
+  if (r.info == nullptr) return false;
+  if (r.info->id == I::kAuth) return true;
+  if (r.info->id != I::kHello) return false;
+  RedisHello hello;
+  return RedisParseHello(r.command.argv, &hello).empty() && hello.auth;
+}
+
+}  // namespace
+
+std::unique_ptr<ProtocolModule> NewRedisModule() { return std::make_unique<RedisModule>(); }
+
+RedisHandler::RedisHandler(WorkerEngine* engine, RedisShared* shared)
+    : engine_(engine), shared_(shared), strings_(&engine->rows()) {
+  // As the memcached listener's (memcached_handler.cc): one key's row per step, in
+  // READ COMMITTED, so that a locking read of a missing key takes no gap lock.
+  THD* thd = engine->thd();
+  thd->variables.tx_isolation = ISO_READ_COMMITTED;
+  thd->tx_isolation = ISO_READ_COMMITTED;
+  thd->variables.binlog_format = BINLOG_FORMAT_ROW;
+}
+
+bool RedisHandler::Speaks(const BatchItem& item) const {
+  return item.protocol == WireProtocol::kRedis;
+}
+
+// The command table's properties. Reads are snapshots, as a memcached get; INFO
+// reads the rows too (its keyspace section counts them).
+ItemTraits RedisHandler::Traits(const BatchItem& item) const {
+  const RedisRequest& r = RedisRequestOf(item);
+  ItemTraits t;
+  t.locking_read = false;
+  if (r.info == nullptr) return t;
+  const I id = r.info->id;
+  t.touches_rows = Served(id) && (r.info->rows != RedisRows::kNone || id == I::kInfo);
+  t.writes = t.touches_rows && r.info->rows == RedisRows::kWrite;
+  if (t.touches_rows)
+    t.sync_wait = t.writes ? WSREP_SYNC_WAIT_BEFORE_UPDATE_DELETE |
+                                 WSREP_SYNC_WAIT_BEFORE_INSERT_REPLACE
+                           : WSREP_SYNC_WAIT_BEFORE_READ;
+  t.before_login = (r.info->flags & kRedisNoAuth) != 0;
+  t.logs_in = LogsIn(r) && SessionOf(item)->account_logins;
+  t.sets_up_connection = id == I::kAuth || id == I::kHello || id == I::kReset;
+  return t;
+}
+
+void RedisHandler::BeginBatch(size_t count) {
+  if (steps_.size() < count) steps_.resize(count);
+}
+
+RedisSession* RedisHandler::SessionState(const BatchItem& item) {
+  EngineSession* session = SessionOf(item);
+  if (!session->protocol_state) {
+    auto state = std::make_unique<RedisSession>();
+    state->id = shared_->next_client_id.fetch_add(1, std::memory_order_relaxed) + 1;
+    session->protocol_state = std::move(state);
+  }
+  return static_cast<RedisSession*>(session->protocol_state.get());
+}
+
+// rowsocket.containers' `default`, read again once a second.
+const KvContainer* RedisHandler::DefaultContainer() {
+  constexpr uint64_t kMappingMaxAgeMs = 1000;
+  const uint64_t now_ms = engine_->batch_start_ms();
+  if (default_known_ && now_ms - default_read_ms_ < kMappingMaxAgeMs) return &default_;
+  default_known_ = ReadContainerMapping(engine_->thd(), "default", &default_);
+  default_read_ms_ = now_ms;
+  return default_known_ ? &default_ : nullptr;
+}
+
+Prepared RedisHandler::Prepare(const BatchItem& item, size_t i) {
+  Step* step = &steps_[i];
+  *step = Step();
+  const RedisRequest& r = RedisRequestOf(item);
+  SessionState(item);
+  Prepared p;
+  p.answered = true;
+  if (r.info == nullptr) return p;
+  const I id = r.info->id;
+  if (!Served(id)) {
+    step->error = "ERR rowsocket: '" + std::string(r.info->name) + "' is not served yet";
+    return p;
+  }
+  if (LogsIn(r) && SessionOf(item)->account_logins) {
+    const std::vector<std::string_view>& argv = r.command.argv;
+    if (id == I::kAuth) {
+      if (argv.size() > 3) {
+        step->error = kRedisErrSyntax;
+        return p;
+      }
+      p.status = argv.size() == 2 ? LogIn(item, "default", argv[1]) : LogIn(item, argv[1], argv[2]);
+    } else {
+      RedisHello hello;
+      RedisParseHello(argv, &hello);
+      p.status = LogIn(item, hello.user, hello.password);
+    }
+    return p;
+  }
+  if (r.info->rows == RedisRows::kNone && id != I::kInfo) return p;
+  return PrepareRows(item, step);
+}
+
+// A MariaDB account's password in clear: over TLS only, as `A 4` and SASL PLAIN.
+EngineStatus RedisHandler::LogIn(const BatchItem& item, std::string_view user,
+                                 std::string_view password) {
+  LoginCredentials login;
+  login.mechanism = LoginMechanism::kClearPassword;
+  login.user = user;
+  login.secret = password;
+  return engine_->LogIn(SessionOf(item), login);
+}
+
+// The default container, bound for the connection, its indexes opened for this
+// batch, and with account logins its grants: every command reads the row; a write
+// may update it, one that inserts needs INSERT on every column it sets, one that
+// deletes DELETE.
+Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
+  const RedisRequest& r = RedisRequestOf(item);
+  EngineSession* session = SessionOf(item);
+  RedisSession* state = SessionState(item);
+  Prepared p;
+  p.answered = true;
+  const KvContainer* container = DefaultContainer();
+  if (container == nullptr) {
+    p.status = EngineStatus::TableOpenFailed();
+    return p;
+  }
+  if (!engine_->SchemaAllowed(container->db)) {
+    p.status = EngineStatus::SchemaForbidden();
+    return p;
+  }
+  ContainerBinding* binding = &state->container;
+  if (!binding->lookup || !(binding->container == *container)) {
+    if (!binding->lookup) session->open_indexes.Add();  // (OPEN_INDEXES: its container)
+    p.status = BindContainerIndexes(engine_, binding, *container);
+    if (!p.status.ok()) return p;
+  }
+  const bool writes = r.writes();
+  const Opened<OpenIndex> lookup = engine_->OpenResolved(binding->lookup.get());
+  const Opened<OpenIndex> insert =
+      lookup.ok() && writes ? engine_->OpenResolved(binding->insert.get()) : lookup;
+  if (!insert.ok()) {
+    p.status = insert.error;
+    return p;
+  }
+  if (session->account_logins) {
+    AccessWanted wanted;
+    wanted.index = lookup.value;
+    wanted.grants = &binding->grants;
+    wanted.db = binding->container.db;
+    wanted.table = binding->container.table;
+    if (r.info->deletes) {
+      wanted.del = true;
+    } else if (writes) {
+      wanted.update_columns = static_cast<uint32_t>(lookup.value->columns().size());
+      if (r.info->inserts) {
+        wanted.insert_columns = static_cast<uint32_t>(insert.value->columns().size());
+        wanted.insert_index = insert.value;
+        wanted.insert_grants = &binding->insert->grants;
+      }
+    }
+    p.status = engine_->CheckAccess(session, wanted);
+    if (!p.status.ok()) return p;
+  }
+  p.answered = false;
+  p.index = lookup.value;
+  step->insert = writes ? insert.value : nullptr;
+  return p;
+}
+
+bool RedisHandler::Run(const BatchItem& item, size_t i, const Prepared& prepared) {
+  RowRequests& rows = engine_->rows();
+  const uint64_t locks_met = rows.locks_met();
+  Answer(item, steps_[i], prepared);
+  shared_->commands.fetch_add(1, std::memory_order_relaxed);
+  return rows.locks_met() != locks_met;
+}
+
+void RedisHandler::Answer(const BatchItem& item, const Step& step, const Prepared& p) {
+  const RedisRequest& r = RedisRequestOf(item);
+  RedisSession* state = SessionState(item);
+  RedisReplyWriter w(item.out, state->resp);
+  if (!step.error.empty()) return w.Error(step.error);
+  if (p.answered) {
+    if (r.info != nullptr && !p.status.ok() && LogsIn(r) && SessionOf(item)->account_logins) {
+      // A refused login in Redis's words; the reason is in the error log.
+      if (p.status.kind() == EngineStatus::Kind::kUnauthenticated)
+        return w.Error(kRedisErrWrongPass);
+      return w.Error(RedisStatusError(p.status));
+    }
+    if (!p.status.ok()) return w.Error(RedisStatusError(p.status));
+    return AnswerConnection(item, p);
+  }
+  if (engine_->Killed()) return w.Error(RedisStatusError(EngineStatus::Killed()));
+  if (r.writes()) engine_->thd()->set_time();
+  if (r.info->id == I::kInfo) return Info(item, p.index, &w);
+  RedisKeyCounts counts;
+  const uint64_t max_value =
+      engine_->options().tunables->max_line_length.load(std::memory_order_relaxed);
+  strings_.Run(*r.info, r.command.argv, state->container.container, p.index, step.insert,
+               max_value, &w, &counts);
+  if (counts.hits) shared_->keyspace_hits.fetch_add(counts.hits, std::memory_order_relaxed);
+  if (counts.misses) shared_->keyspace_misses.fetch_add(counts.misses, std::memory_order_relaxed);
+}
+
+void RedisHandler::AnswerFailure(const BatchItem& item, const EngineStatus& status) {
+  if (status.ok()) {
+    Prepared p;
+    p.answered = true;
+    return AnswerConnection(item, p);
+  }
+  RedisReplyWriter(item.out, SessionState(item)->resp).Error(RedisStatusError(status));
+}
+
+// Commands answered without rows, and what the server layer refused.
+void RedisHandler::AnswerConnection(const BatchItem& item, const Prepared& p) {
+  const RedisRequest& r = RedisRequestOf(item);
+  RedisSession* state = SessionState(item);
+  RedisReplyWriter w(item.out, state->resp);
+  if (r.info == nullptr) return w.Error(r.error.empty() ? "ERR rowsocket: no command" : r.error);
+  const std::vector<std::string_view>& argv = r.command.argv;
+  EngineSession* session = SessionOf(item);
+  switch (r.info->id) {
+    case I::kPing:
+      if (argv.size() > 2) return w.Error(RedisErrWrongArity("ping"));
+      if (argv.size() == 2) return w.Bulk(argv[1]);
+      return w.SimpleString("PONG");
+    case I::kEcho:
+      return w.Bulk(argv[1]);
+    case I::kQuit:
+      return w.Ok();
+    case I::kSelect: {
+      int64_t db = 0;
+      if (!RedisStringToInt64(argv[1], &db) || db < INT32_MIN || db > INT32_MAX)
+        return w.Error(kRedisErrNotInteger);
+      if (db != 0) return w.Error(kRedisErrDbIndex);
+      return w.Ok();
+    }
+    case I::kReset:
+      state->resp = RespVersion::kResp2;
+      state->name.clear();
+      if (session->account_logins) session->SetAccount(std::string());
+      return RedisReplyWriter(item.out, state->resp).SimpleString("RESET");
+    case I::kAuth:
+      // No login is asked on this listener (rowsocket_redis_auth): as Redis's default
+      // user without a password.
+      if (argv.size() > 3) return w.Error(kRedisErrSyntax);
+      if (argv.size() == 2)
+        return w.Error(
+            "ERR AUTH <password> called without any password configured for the default user. "
+            "Are you sure your configuration is correct?");
+      if (argv[1] == "default") return w.Ok();
+      return w.Error(kRedisErrWrongPass);
+    case I::kHello:
+      return Hello(item, p, &w);
+    case I::kClientSetname: case I::kClientGetname: case I::kClientId: case I::kClientInfo:
+    case I::kClientSetinfo:
+      return Client(item, &w);
+    case I::kCommand: case I::kCommandCount: case I::kCommandDocs: case I::kCommandInfo:
+    case I::kCommandList:
+      return Command(argv, &w);
+    case I::kConfigGet:
+      return ConfigGet(argv, &w);
+    default:
+      return w.Error("ERR rowsocket: '" + std::string(r.info->name) + "' is not served yet");
+  }
+}
+
+// HELLO's map (server, version, proto, id, mode, role, modules), in the version it
+// asked for; its login, if any, was made in pass 1.
+void RedisHandler::Hello(const BatchItem& item, const Prepared& p, RedisReplyWriter* w) {
+  RedisSession* state = SessionState(item);
+  EngineSession* session = SessionOf(item);
+  RedisHello hello;
+  const std::string error = RedisParseHello(RedisRequestOf(item).command.argv, &hello);
+  if (!error.empty()) return w->Error(error);
+  if (hello.auth && !session->account_logins && hello.user != "default")
+    return w->Error(kRedisErrWrongPass);
+  if (session->account_logins && !session->logged_in())
+    return w->Error(
+        "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+        "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+        "select the RESP protocol version at the same time");
+  if (hello.setname) {
+    if (!RedisValidClientName(hello.name))
+      return w->Error("ERR Client names cannot contain spaces, newlines or special characters.");
+    state->name.assign(hello.name);
+  }
+  if (hello.version != 0) state->resp = static_cast<RespVersion>(hello.version);
+  RedisReplyWriter out(item.out, state->resp);
+  out.MapHeader(7);
+  out.Bulk("server");
+  out.Bulk("redis");
+  out.Bulk("version");
+  out.Bulk(kRedisCompatibleVersion);
+  out.Bulk("proto");
+  out.Integer(static_cast<int>(state->resp));
+  out.Bulk("id");
+  out.Integer(static_cast<int64_t>(state->id));
+  out.Bulk("mode");
+  out.Bulk("standalone");
+  out.Bulk("role");
+  out.Bulk("master");
+  out.Bulk("modules");
+  out.ArrayHeader(0);
+  (void)p;
+}
+
+void RedisHandler::Client(const BatchItem& item, RedisReplyWriter* w) {
+  const RedisRequest& r = RedisRequestOf(item);
+  const std::vector<std::string_view>& argv = r.command.argv;
+  RedisSession* state = SessionState(item);
+  switch (r.info->id) {
+    case I::kClientSetname:
+      if (!RedisValidClientName(argv[2]))
+        return w->Error("ERR Client names cannot contain spaces, newlines or special characters.");
+      state->name.assign(argv[2]);
+      return w->Ok();
+    case I::kClientGetname:
+      if (state->name.empty()) return w->Null();
+      return w->Bulk(state->name);
+    case I::kClientId:
+      return w->Integer(static_cast<int64_t>(state->id));
+    case I::kClientSetinfo: {
+      std::string attr(argv[2]);
+      for (char& c : attr) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (attr != "lib-name" && attr != "lib-ver")
+        return w->Error("ERR Unrecognized option '" + std::string(argv[2]) + "'");
+      if (!RedisValidClientName(argv[3]))
+        return w->Error("ERR " + attr + " cannot contain spaces, newlines or special characters.");
+      (attr == "lib-name" ? state->lib_name : state->lib_ver).assign(argv[3]);
+      return w->Ok();
+    }
+    default: {  // CLIENT INFO: what rowsocket knows of the connection
+      std::string line = "id=" + std::to_string(state->id) + " name=" + state->name +
+                         " db=0 resp=" + std::to_string(static_cast<int>(state->resp)) +
+                         " lib-name=" + state->lib_name + " lib-ver=" + state->lib_ver + "\n";
+      return w->Verbatim(line);
+    }
+  }
+}
+
+}  // namespace rowsocket

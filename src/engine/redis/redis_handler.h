@@ -1,0 +1,101 @@
+// RedisHandler: Redis's protocol behind the batch core (core/protocol_handler.h).
+// Connection commands (PING, ECHO, HELLO, AUTH, SELECT, CLIENT, COMMAND, CONFIG GET,
+// INFO, QUIT, RESET) are answered by the handler (redis_info.cc writes INFO, CONFIG
+// GET and COMMAND); string and key commands run on the rows of the default
+// key-value container, rowsocket.kv unless rowsocket.containers maps `default`
+// elsewhere (the memcached listener's default container), through RedisStrings
+// (redis_strings.h), inside the batch's transaction. Logins: where the listener asks
+// for an account (rowsocket_redis_auth), AUTH <user> <password> (or HELLO ... AUTH)
+// over TLS logs in as a MariaDB account, and its grants on the container's table
+// apply (WorkerEngine::CheckAccess). What a command is (reads, writes, inserts,
+// deletes, allowed before a login) is the command table's (redis_commands.h).
+//
+// One per executor of the Redis listener, on its worker's thread.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/core/protocol_handler.h"
+#include "engine/core/worker_engine.h"
+#include "engine/memcached/key_value.h"
+#include "engine/redis/redis_strings.h"
+#include "protocol/redis_reply.h"
+#include "protocol/redis_request.h"
+
+namespace rowsocket {
+
+// The Redis version the listener answers as (HELLO, INFO): Debian's redis-server,
+// whose answers the tests compare with.
+constexpr std::string_view kRedisCompatibleVersion = "7.0.15";
+
+// What the Redis listener's workers share: client ids and INFO's counts.
+struct RedisShared {
+  std::atomic<uint64_t> next_client_id{0};
+  std::atomic<uint64_t> commands{0};
+  std::atomic<uint64_t> keyspace_hits{0};
+  std::atomic<uint64_t> keyspace_misses{0};
+};
+
+// The Redis command an item of this protocol carries (Speaks(item) holds).
+inline const RedisRequest& RedisRequestOf(const BatchItem& item) {
+  return *static_cast<const RedisRequest*>(item.request);
+}
+
+// What the handler keeps of a connection.
+struct RedisSession : ProtocolState {
+  RespVersion resp = RespVersion::kResp2;
+  uint64_t id = 0;
+  std::string name;                 // CLIENT SETNAME
+  std::string lib_name, lib_ver;    // CLIENT SETINFO
+  ContainerBinding container;       // the default container's binding
+};
+
+class RedisHandler : public ProtocolHandler {
+ public:
+  RedisHandler(WorkerEngine* engine, RedisShared* shared);
+
+  bool Speaks(const BatchItem& item) const override;
+  ItemTraits Traits(const BatchItem& item) const override;
+  void BeginBatch(size_t count) override;
+  Prepared Prepare(const BatchItem& item, size_t i) override;
+  bool Run(const BatchItem& item, size_t i, const Prepared& prepared) override;
+  void AnswerFailure(const BatchItem& item, const EngineStatus& status) override;
+  bool TouchesOneRow(const BatchItem&, size_t, const Prepared&) override { return false; }
+  bool CopyRowKey(const BatchItem&, size_t, const Prepared&, uchar*) override { return false; }
+
+ private:
+  struct Step {
+    OpenIndex* insert = nullptr;     // a write's insert index
+    std::string error;               // answered with this error now
+  };
+
+  RedisSession* SessionState(const BatchItem& item);
+  const KvContainer* DefaultContainer();
+  Prepared PrepareRows(const BatchItem& item, Step* step);
+  EngineStatus LogIn(const BatchItem& item, std::string_view user, std::string_view password);
+  void Answer(const BatchItem& item, const Step& step, const Prepared& p);
+  // Connection commands, answered without rows.
+  void AnswerConnection(const BatchItem& item, const Prepared& p);
+  void Hello(const BatchItem& item, const Prepared& p, RedisReplyWriter* w);
+  void Client(const BatchItem& item, RedisReplyWriter* w);
+  // redis_info.cc.
+  void Info(const BatchItem& item, OpenIndex* lookup, RedisReplyWriter* w);
+  void ConfigGet(const std::vector<std::string_view>& argv, RedisReplyWriter* w);
+  void Command(const std::vector<std::string_view>& argv, RedisReplyWriter* w);
+
+  WorkerEngine* engine_;
+  RedisShared* shared_;
+  RedisStrings strings_;
+  std::vector<Step> steps_;  // by item of the running batch
+  KvContainer default_;      // rowsocket.containers' `default` as read last
+  uint64_t default_read_ms_ = 0;
+  bool default_known_ = false;
+};
+
+// Makes the Redis handler of each worker of the Redis listener.
+std::unique_ptr<ProtocolModule> NewRedisModule();
+
+}  // namespace rowsocket

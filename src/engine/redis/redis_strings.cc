@@ -1,0 +1,579 @@
+// RedisStrings: Redis's string and key commands as row operations on a container
+// (redis_strings.h). Each command's words are Redis 7.0's (t_string.c, expire.c,
+// db.c): the order in which it checks its arguments, its errors and its replies.
+// Runs on a worker thread inside a batch.
+#include "engine/redis/redis_strings.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "engine/rows/row_io.h"
+#include "protocol/redis.h"
+#include "protocol/redis_args.h"
+#include "protocol/redis_request.h"
+
+namespace rowsocket {
+namespace {
+
+using I = RedisCommandId;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The index columns of a write of the first `n` (a bit by column, see
+// OpenIndex::WriteRefusal).
+uint64_t FirstColumns(size_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
+
+// The largest unix time an INT UNSIGNED expiry column (rowsocket.kv's) holds.
+constexpr int64_t kMaxExpiry = 4294967295LL;
+
+bool SameWord(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+void RedisStrings::Begin(const KvContainer& container, OpenIndex* lookup, OpenIndex* insert) {
+  container_ = &container;
+  lookup_ = lookup;
+  insert_ = insert;
+  key_column_ = WholeColumn(lookup->key()->key_part[0]);
+  int at = 1;
+  cas_at_ = container.cas_column.empty() ? -1 : at++;
+  flags_at_ = container.flags_column.empty() ? -1 : at++;
+  expires_at_ = container.expires_column.empty() ? -1 : at++;
+  now_ms_ = NowMs();
+}
+
+bool RedisStrings::Error(std::string_view text) {
+  w_->Error(text);
+  return false;
+}
+
+bool RedisStrings::Fail(const EngineStatus& status) { return Error(RedisStatusError(status)); }
+
+// The container's shape, and for a write every key: one the key column cannot hold
+// exactly would change the row of another key.
+bool RedisStrings::Check(const std::vector<std::string_view>& argv, const RedisCommandInfo& info) {
+  if (container_->value_columns.size() != 1)
+    return Error("ERR rowsocket: Redis strings need a container of one value column");
+  if (info.rows != RedisRows::kWrite) return true;
+  for (size_t i = 1; i < argv.size(); ++i)
+    if (RedisIsKeyPosition(info, i, argv.size()) &&
+        !HoldsExactly(key_column_, argv[i], &scratch_))
+      return Fail(EngineStatus::NotAKey());
+  return true;
+}
+
+// `item` as the row in record[0] holds it (the lookup index's columns).
+void RedisStrings::ItemOfRow(Item* item) {
+  const std::vector<Field*>& columns = lookup_->columns();
+  item->value.clear();
+  AppendFieldText(columns[0], &scratch_, &item->value);
+  item->cas = cas_at_ < 0 ? 0 : FieldNumber<uint64_t>(columns[cas_at_], &scratch_);
+  item->flags = flags_at_ < 0 ? 0 : FieldNumber<uint32_t>(columns[flags_at_], &scratch_);
+  item->expires = expires_at_ < 0 ? 0 : FieldNumber<int64_t>(columns[expires_at_], &scratch_);
+  // (As the memcached listener: an item is expired from its expiry's second on.)
+  item->found = item->expires != 0 && item->expires * 1000 <= now_ms_ ? Found::kExpired
+                                                                      : Found::kPresent;
+}
+
+// Reads the row of `key` (in a write, with its row lock); false (answered) on an error.
+bool RedisStrings::Read(std::string_view key, Item* item) {
+  item->found = Found::kMissing;
+  if (!HoldsExactly(key_column_, key, &scratch_)) return true;
+  spec_.FindOne(RowValue::Bytes(key));
+  const RowResult row = rows_->Read(spec_, lookup_, [&](size_t) {
+    ItemOfRow(item);
+    return EngineStatus::OK();
+  });
+  return !Failed(row);
+}
+
+// Writes `item` (value, a new CAS, flags and expiry) as the row of `key`: an update
+// of the row it was read from, or an insert.
+bool RedisStrings::Write(std::string_view key, Item* item) {
+  if (cas_at_ >= 0) item->cas = KeyValue::NextCas();
+  values_.clear();
+  if (!item->has_row()) values_.push_back(RowValue::Bytes(key));
+  values_.push_back(RowValue::Bytes(item->value));
+  if (cas_at_ >= 0) values_.push_back(RowValue::Unsigned(item->cas));
+  if (flags_at_ >= 0) values_.push_back(RowValue::Unsigned(item->flags));
+  if (expires_at_ >= 0) values_.push_back(RowValue::Unsigned(static_cast<uint64_t>(item->expires)));
+  if (!item->has_row()) {
+    const EngineStatus refusal = insert_->WriteRefusal(FirstColumns(values_.size()));
+    if (!refusal.ok()) return Fail(refusal);
+    const RowResult row = rows_->Insert(values_, insert_);
+    if (row.engine_error == HA_ERR_FOUND_DUPP_KEY)
+      return Fail(EngineStatus::Conflict(HA_ERR_FOUND_DUPP_KEY));
+    if (Failed(row)) return false;
+    item->found = Found::kPresent;
+    return true;
+  }
+  const EngineStatus refusal = lookup_->WriteRefusal(FirstColumns(values_.size()));
+  if (!refusal.ok()) return Fail(refusal);
+  change_.Clear();
+  change_.kind = RowWrite::kUpdate;
+  change_.values = values_;
+  spec_.FindOne(RowValue::Bytes(key));
+  if (Failed(rows_->Modify(spec_, change_, lookup_))) return false;
+  item->found = Found::kPresent;
+  return true;
+}
+
+// Writes the expiry column of the row of `key` alone (as memcached's touch: the
+// value, CAS and flags stay).
+bool RedisStrings::WriteExpiry(std::string_view key, int64_t expires) {
+  change_.Clear();
+  change_.kind = RowWrite::kUpdate;
+  change_.columns.push_back(static_cast<uint32_t>(expires_at_));
+  change_.values.push_back(RowValue::Unsigned(static_cast<uint64_t>(expires)));
+  const EngineStatus refusal = lookup_->WriteRefusal(uint64_t{1} << expires_at_);
+  if (!refusal.ok()) return Fail(refusal);
+  spec_.FindOne(RowValue::Bytes(key));
+  return !Failed(rows_->Modify(spec_, change_, lookup_));
+}
+
+bool RedisStrings::Delete(std::string_view key) {
+  change_.Clear();
+  change_.kind = RowWrite::kDelete;
+  spec_.FindOne(RowValue::Bytes(key));
+  return !Failed(rows_->Modify(spec_, change_, lookup_));
+}
+
+bool RedisStrings::ExpiryOf(int64_t at_ms, int64_t* expires) {
+  if (expires_at_ < 0) return Error("ERR rowsocket: the container keeps no expiry");
+  int64_t seconds = at_ms / 1000 + (at_ms % 1000 > 0 ? 1 : 0);
+  if (seconds < 1) seconds = 1;  // already past: a unix time long gone
+  *expires = seconds > kMaxExpiry ? kMaxExpiry : seconds;
+  return true;
+}
+
+void RedisStrings::Run(const RedisCommandInfo& info, const std::vector<std::string_view>& argv,
+                       const KvContainer& container, OpenIndex* lookup, OpenIndex* insert,
+                       uint64_t max_value, RedisReplyWriter* w, RedisKeyCounts* counts) {
+  w_ = w;
+  counts_ = counts;
+  max_value_ = max_value;
+  Begin(container, lookup, insert);
+  if (!Check(argv, info)) return;
+  switch (info.id) {
+    case I::kGet: return Get(argv[1], false);
+    case I::kGetdel: return Get(argv[1], true);
+    case I::kSet: return Set(argv);
+    case I::kSetnx: return SetNx(argv[1], argv[2]);
+    case I::kSetex: return SetEx(argv);
+    case I::kGetset: return GetSet(argv[1], argv[2]);
+    case I::kGetex: return GetEx(argv);
+    case I::kMget: return MGet(argv);
+    case I::kMset: return MSet(argv, false);
+    case I::kMsetnx: return MSet(argv, true);
+    case I::kAppend: return Append(argv[1], argv[2]);
+    case I::kStrlen: return StrLen(argv[1]);
+    case I::kGetrange: return GetRange(argv);
+    case I::kIncr: return IncrBy(argv[1], 1);
+    case I::kDecr: return IncrBy(argv[1], -1);
+    case I::kIncrby: return IncrByText(argv[1], argv[2], false);
+    case I::kDecrby: return IncrByText(argv[1], argv[2], true);
+    case I::kIncrbyfloat: return IncrByFloat(argv[1], argv[2]);
+    case I::kDel:
+    case I::kUnlink: return Del(argv);
+    case I::kExists: return Exists(argv);
+    case I::kType: return Type(argv[1]);
+    case I::kExpire: return Expire(argv, false, false);
+    case I::kPexpire: return Expire(argv, true, false);
+    case I::kExpireat: return Expire(argv, false, true);
+    case I::kPexpireat: return Expire(argv, true, true);
+    case I::kTtl: return Ttl(argv[1], false);
+    case I::kPttl: return Ttl(argv[1], true);
+    case I::kPersist: return Persist(argv[1]);
+    case I::kDbsize: return DbSize();
+    default: Fail(EngineStatus::UnknownCommand());
+  }
+}
+
+void RedisStrings::Get(std::string_view key, bool del) {
+  Item item;
+  if (!Read(key, &item)) return;
+  if (del && item.has_row() && !Delete(key)) return;
+  if (!item.live()) {
+    ++counts_->misses;
+    return w_->Null();
+  }
+  ++counts_->hits;
+  w_->Bulk(item.value);
+}
+
+// SET key value [NX|XX] [GET] [EX|PX|EXAT|PXAT t|KEEPTTL]: the old value first with
+// GET; nothing more when NX or XX stops it.
+void RedisStrings::Set(const std::vector<std::string_view>& argv) {
+  RedisSetOptions o;
+  std::string error = RedisParseSetOptions(argv.data(), argv.size(), 3, RedisSetCommand::kSet, &o);
+  if (!error.empty()) return w_->Error(error);
+  int64_t expires = 0;
+  if (o.expire != RedisExpireKind::kNone) {
+    int64_t at_ms = 0;
+    error = RedisExpireAt(o, now_ms_, "set", &at_ms);
+    if (!error.empty()) return w_->Error(error);
+    if (!ExpiryOf(at_ms, &expires)) return;
+  }
+  Item item;
+  if (!Read(argv[1], &item)) return;
+  const bool had = item.live();
+  std::string old;
+  if (o.get && had) old = item.value;
+  auto reply_old = [&] {
+    if (had) w_->Bulk(old); else w_->Null();
+  };
+  if ((o.nx && had) || (o.xx && !had)) return o.get ? reply_old() : w_->Null();
+  if (o.keepttl) {
+    if (!had) item.expires = 0;
+  } else {
+    item.expires = expires;
+  }
+  item.value.assign(argv[2]);
+  item.flags = 0;
+  if (!Write(argv[1], &item)) return;
+  if (o.get) return reply_old();
+  w_->Ok();
+}
+
+void RedisStrings::SetNx(std::string_view key, std::string_view value) {
+  Item item;
+  if (!Read(key, &item)) return;
+  if (item.live()) return w_->Integer(0);
+  item.value.assign(value);
+  item.flags = 0;
+  item.expires = 0;
+  if (Write(key, &item)) w_->Integer(1);
+}
+
+void RedisStrings::SetEx(const std::vector<std::string_view>& argv) {
+  RedisSetOptions o;
+  o.expire = RedisExpireKind::kEx;
+  o.expire_arg = argv[2];
+  int64_t at_ms = 0, expires = 0;
+  const std::string error = RedisExpireAt(o, now_ms_, "setex", &at_ms);
+  if (!error.empty()) return w_->Error(error);
+  if (!ExpiryOf(at_ms, &expires)) return;
+  Item item;
+  if (!Read(argv[1], &item)) return;
+  item.value.assign(argv[3]);
+  item.flags = 0;
+  item.expires = expires;
+  if (Write(argv[1], &item)) w_->Ok();
+}
+
+void RedisStrings::GetSet(std::string_view key, std::string_view value) {
+  Item item;
+  if (!Read(key, &item)) return;
+  const bool had = item.live();
+  std::string old;
+  if (had) old.swap(item.value);
+  item.value.assign(value);
+  item.flags = 0;
+  item.expires = 0;
+  if (!Write(key, &item)) return;
+  if (had) w_->Bulk(old); else w_->Null();
+}
+
+void RedisStrings::GetEx(const std::vector<std::string_view>& argv) {
+  RedisSetOptions o;
+  std::string error =
+      RedisParseSetOptions(argv.data(), argv.size(), 2, RedisSetCommand::kGetex, &o);
+  if (!error.empty()) return w_->Error(error);
+  int64_t at_ms = 0, expires = 0;
+  if (o.expire != RedisExpireKind::kNone) {
+    error = RedisExpireAt(o, now_ms_, "getex", &at_ms);
+    if (!error.empty()) return w_->Error(error);
+    if (!ExpiryOf(at_ms, &expires)) return;
+  }
+  Item item;
+  if (!Read(argv[1], &item)) return;
+  if (!item.live()) {
+    ++counts_->misses;
+    return w_->Null();
+  }
+  ++counts_->hits;
+  if (o.expire != RedisExpireKind::kNone) {
+    if (at_ms <= now_ms_ ? !Delete(argv[1]) : !WriteExpiry(argv[1], expires)) return;
+  } else if (o.persist && item.expires != 0 && expires_at_ >= 0) {
+    if (!WriteExpiry(argv[1], 0)) return;
+  }
+  w_->Bulk(item.value);
+}
+
+// One IN scan of the key column for every key.
+void RedisStrings::MGet(const std::vector<std::string_view>& argv) {
+  const size_t n = argv.size() - 1;
+  std::vector<Item> items(n);
+  std::vector<size_t> in_keys;
+  spec_.Clear();
+  spec_.key.push_back(RowValue::Bytes(""));
+  spec_.has_in = true;
+  for (size_t k = 0; k < n; ++k) {
+    if (!HoldsExactly(key_column_, argv[k + 1], &scratch_)) continue;
+    spec_.in_values.push_back(RowValue::Bytes(argv[k + 1]));
+    in_keys.push_back(k);
+  }
+  spec_.limit = static_cast<uint32_t>(in_keys.size());
+  if (!in_keys.empty()) {
+    const RowResult row = rows_->Read(spec_, lookup_, [&](size_t v) {
+      ItemOfRow(&items[in_keys[v]]);
+      return EngineStatus::OK();
+    });
+    if (Failed(row)) return;
+  }
+  w_->ArrayHeader(n);
+  for (const Item& item : items) {
+    if (item.live()) {
+      ++counts_->hits;
+      w_->Bulk(item.value);
+    } else {
+      ++counts_->misses;
+      w_->Null();
+    }
+  }
+}
+
+// MSET and MSETNX: every key read (and locked) first, then the pairs written in
+// order (a key given twice takes its last value).
+void RedisStrings::MSet(const std::vector<std::string_view>& argv, bool nx) {
+  if (argv.size() % 2 == 0)
+    return w_->Error(RedisErrWrongArity(nx ? "msetnx" : "mset"));
+  Item item;
+  for (size_t i = 1; i < argv.size(); i += 2) {
+    if (!Read(argv[i], &item)) return;
+    if (nx && item.live()) return w_->Integer(0);
+  }
+  for (size_t i = 1; i < argv.size(); i += 2) {
+    if (!Read(argv[i], &item)) return;
+    item.value.assign(argv[i + 1]);
+    item.flags = 0;
+    item.expires = 0;
+    if (!Write(argv[i], &item)) return;
+  }
+  if (nx) return w_->Integer(1);
+  w_->Ok();
+}
+
+void RedisStrings::Append(std::string_view key, std::string_view tail) {
+  Item item;
+  if (!Read(key, &item)) return;
+  if (!item.live()) {
+    item.value.clear();
+    item.flags = 0;
+    item.expires = 0;
+  }
+  if (item.value.size() + tail.size() > max_value_)
+    return w_->Error(kRedisErrStringTooLong);
+  item.value.append(tail);
+  if (Write(key, &item)) w_->Integer(static_cast<int64_t>(item.value.size()));
+}
+
+void RedisStrings::StrLen(std::string_view key) {
+  Item item;
+  if (!Read(key, &item)) return;
+  w_->Integer(item.live() ? static_cast<int64_t>(item.value.size()) : 0);
+}
+
+void RedisStrings::GetRange(const std::vector<std::string_view>& argv) {
+  int64_t start = 0, end = 0;
+  if (!RedisStringToInt64(argv[2], &start) || !RedisStringToInt64(argv[3], &end))
+    return w_->Error(kRedisErrNotInteger);
+  Item item;
+  if (!Read(argv[1], &item)) return;
+  if (!item.live()) return w_->Bulk("");
+  const int64_t length = static_cast<int64_t>(item.value.size());
+  if (start < 0 && end < 0 && start > end) return w_->Bulk("");
+  if (start < 0) start = length + start;
+  if (end < 0) end = length + end;
+  if (start < 0) start = 0;
+  if (end < 0) end = 0;
+  if (end >= length) end = length - 1;
+  if (start > end || length == 0) return w_->Bulk("");
+  w_->Bulk(std::string_view(item.value).substr(static_cast<size_t>(start),
+                                               static_cast<size_t>(end - start + 1)));
+}
+
+void RedisStrings::IncrByText(std::string_view key, std::string_view delta, bool negate) {
+  int64_t n = 0;
+  if (!RedisStringToInt64(delta, &n)) return w_->Error(kRedisErrNotInteger);
+  if (negate) {
+    if (n == std::numeric_limits<int64_t>::min())
+      return w_->Error("ERR decrement would overflow");
+    n = -n;
+  }
+  IncrBy(key, n);
+}
+
+void RedisStrings::IncrBy(std::string_view key, int64_t delta) {
+  Item item;
+  if (!Read(key, &item)) return;
+  int64_t value = 0;
+  if (item.live()) {
+    if (!RedisStringToInt64(item.value, &value)) return w_->Error(kRedisErrNotInteger);
+  } else {
+    item.flags = 0;
+    item.expires = 0;
+  }
+  if ((delta < 0 && value < 0 && delta < std::numeric_limits<int64_t>::min() - value) ||
+      (delta > 0 && value > 0 && delta > std::numeric_limits<int64_t>::max() - value))
+    return w_->Error(kRedisErrOverflow);
+  value += delta;
+  item.value = std::to_string(value);
+  if (Write(key, &item)) w_->Integer(value);
+}
+
+void RedisStrings::IncrByFloat(std::string_view key, std::string_view delta) {
+  Item item;
+  if (!Read(key, &item)) return;
+  long double value = 0, incr = 0;
+  if ((item.live() && !RedisStringToLongDouble(item.value, &value)) ||
+      !RedisStringToLongDouble(delta, &incr))
+    return w_->Error(kRedisErrNotFloat);
+  if (!item.live()) {
+    item.flags = 0;
+    item.expires = 0;
+  }
+  value += incr;
+  if (std::isnan(value) || std::isinf(value)) return w_->Error(kRedisErrNanOrInfinity);
+  item.value.clear();
+  RedisFormatLongDouble(value, &item.value);
+  if (Write(key, &item)) w_->Bulk(item.value);
+}
+
+// Every key read (and locked) first, then the rows deleted: a key given twice
+// counts once; an expired row is deleted and not counted.
+void RedisStrings::Del(const std::vector<std::string_view>& argv) {
+  Item item;
+  for (size_t i = 1; i < argv.size(); ++i)
+    if (!Read(argv[i], &item)) return;
+  int64_t deleted = 0;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (!Read(argv[i], &item)) return;
+    if (!item.has_row()) continue;
+    if (!Delete(argv[i])) return;
+    deleted += item.live();
+  }
+  w_->Integer(deleted);
+}
+
+// A key given twice counts twice, as in Redis.
+void RedisStrings::Exists(const std::vector<std::string_view>& argv) {
+  Item item;
+  int64_t found = 0;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (!Read(argv[i], &item)) return;
+    found += item.live();
+  }
+  w_->Integer(found);
+}
+
+void RedisStrings::Type(std::string_view key) {
+  Item item;
+  if (!Read(key, &item)) return;
+  w_->SimpleString(item.live() ? "string" : "none");
+}
+
+// EXPIRE key t [NX|XX|GT|LT] and its kin: the options, then the time (seconds or
+// ms, relative or absolute), then the key; a time already past deletes the key.
+void RedisStrings::Expire(const std::vector<std::string_view>& argv, bool ms, bool absolute) {
+  bool nx = false, xx = false, gt = false, lt = false;
+  for (size_t i = 3; i < argv.size(); ++i) {
+    const std::string_view opt = argv[i].substr(0, argv[i].find('\0'));
+    if (SameWord(opt, "nx")) nx = true;
+    else if (SameWord(opt, "xx")) xx = true;
+    else if (SameWord(opt, "gt")) gt = true;
+    else if (SameWord(opt, "lt")) lt = true;
+    else return w_->Error("ERR Unsupported option " + std::string(opt));
+  }
+  if (nx && (xx || gt || lt))
+    return w_->Error("ERR NX and XX, GT or LT options at the same time are not compatible");
+  if (gt && lt) return w_->Error("ERR GT and LT options at the same time are not compatible");
+  int64_t when = 0;
+  if (!RedisStringToInt64(argv[2], &when)) return w_->Error(kRedisErrNotInteger);
+  const std::string_view name = argv[0];
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  if (!ms) {
+    if (when > kMax / 1000 || when < kMin / 1000) return w_->Error(RedisErrInvalidExpire(lower));
+    when *= 1000;
+  }
+  const int64_t base = absolute ? 0 : now_ms_;
+  if (when > kMax - base) return w_->Error(RedisErrInvalidExpire(lower));
+  when += base;
+  if (expires_at_ < 0) return w_->Error("ERR rowsocket: the container keeps no expiry");
+  Item item;
+  if (!Read(argv[1], &item)) return;
+  if (!item.live()) return w_->Integer(0);
+  const int64_t current = item.expires == 0 ? -1 : item.expires * 1000;
+  if ((nx && current != -1) || (xx && current == -1) || (gt && (current == -1 || when <= current)) ||
+      (lt && current != -1 && when >= current))
+    return w_->Integer(0);
+  if (when <= now_ms_) {
+    if (Delete(argv[1])) w_->Integer(1);
+    return;
+  }
+  int64_t expires = 0;
+  if (!ExpiryOf(when, &expires)) return;
+  if (WriteExpiry(argv[1], expires)) w_->Integer(1);
+}
+
+void RedisStrings::Ttl(std::string_view key, bool ms) {
+  Item item;
+  if (!Read(key, &item)) return;
+  if (!item.live()) return w_->Integer(-2);
+  if (item.expires == 0) return w_->Integer(-1);
+  // (The expiry was rounded up to its second: whole seconds left are rounded down.)
+  int64_t ttl = item.expires * 1000 - now_ms_;
+  if (ttl < 0) ttl = 0;
+  w_->Integer(ms ? ttl : ttl / 1000);
+}
+
+void RedisStrings::Persist(std::string_view key) {
+  Item item;
+  if (!Read(key, &item)) return;
+  if (!item.live() || item.expires == 0) return w_->Integer(0);
+  if (WriteExpiry(key, 0)) w_->Integer(1);
+}
+
+void RedisStrings::DbSize() {
+  uint64_t keys = 0, with_expiry = 0;
+  const EngineStatus status = CountKeys(*container_, lookup_, &keys, &with_expiry);
+  if (!status.ok()) return (void)Fail(status);
+  w_->Integer(static_cast<int64_t>(keys));
+}
+
+// Every row of the key index, from its first key, within rowsocket_max_rows_examined.
+EngineStatus RedisStrings::CountKeys(const KvContainer& container, OpenIndex* lookup,
+                                     uint64_t* keys, uint64_t* with_expiry) {
+  if (container_ != &container || lookup_ != lookup) Begin(container, lookup, nullptr);
+  *keys = *with_expiry = 0;
+  spec_.Clear();
+  spec_.op = ScanOp::kGe;
+  spec_.key.push_back(RowValue::Bytes(""));
+  spec_.limit = UINT32_MAX;
+  Field* expires = expires_at_ < 0 ? nullptr : lookup->columns()[expires_at_];
+  const RowResult row = rows_->Read(spec_, lookup, [&](size_t) {
+    const int64_t at = expires == nullptr ? 0 : FieldNumber<int64_t>(expires, &scratch_);
+    if (at != 0 && at * 1000 <= now_ms_) return EngineStatus::OK();
+    ++*keys;
+    *with_expiry += at != 0;
+    return EngineStatus::OK();
+  });
+  return row.status;
+}
+
+}  // namespace rowsocket

@@ -1,0 +1,126 @@
+// RedisStrings: Redis's string and key commands on a key-value container's rows
+// (engine/memcached/key_value.h describes the container: a key column with a unique
+// index of its own, one value column, and where the container has them the CAS,
+// client flags and expiry columns). The default container rowsocket.kv is the one
+// the memcached listener serves: a Redis SET is a memcached get, and the reverse.
+//
+// Each command is the typed row operations it amounts to (engine/rows: a find of its
+// keys, an update, an insert or a delete of each row), on the container's lookup
+// index (the value, CAS, flags and expiry columns) and insert index (the key column
+// and the same), inside the running batch's transaction: a write's find locks the
+// row until the batch commits, so a read-modify-write (INCR, APPEND, SETNX, GETSET)
+// is atomic. Every write gives the row a new CAS (KeyValue::NextCas); a new value
+// gets flags 0, a changed one (APPEND, INCR) keeps its flags. Expiry is the
+// container's unix time in whole seconds (0: never): a millisecond expiry rounds up
+// to the next second; an expired row is a miss, and the write that meets it
+// replaces or deletes it. A key the key column cannot hold exactly is a miss, and a
+// write of it is refused.
+//
+// One per handler, on its worker's thread, with the batch's tables locked.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/open_index.h"
+#include "engine/memcached/key_value.h"
+#include "engine/rows/row_requests.h"
+#include "protocol/redis_commands.h"
+#include "protocol/redis_reply.h"
+
+namespace rowsocket {
+
+// What string commands met, for INFO's keyspace_hits and keyspace_misses.
+struct RedisKeyCounts {
+  uint64_t hits = 0, misses = 0;
+};
+
+class RedisStrings {
+ public:
+  explicit RedisStrings(RowRequests* rows) : rows_(rows) {}
+  RedisStrings(const RedisStrings&) = delete;
+  RedisStrings& operator=(const RedisStrings&) = delete;
+
+  // Runs `argv` (a string or key command of the table; its arity checked) on
+  // `container`'s open indexes (`insert`: null unless the command writes) and
+  // writes its reply. `max_value`: the longest value a command may make
+  // (proto-max-bulk-len: rowsocket_max_line_length).
+  void Run(const RedisCommandInfo& info, const std::vector<std::string_view>& argv,
+           const KvContainer& container, OpenIndex* lookup, OpenIndex* insert,
+           uint64_t max_value, RedisReplyWriter* w, RedisKeyCounts* counts);
+
+  // The container's live keys, and how many of them have an expiry (DBSIZE, INFO).
+  EngineStatus CountKeys(const KvContainer& container, OpenIndex* lookup, uint64_t* keys,
+                         uint64_t* with_expiry);
+
+ private:
+  enum class Found : uint8_t { kMissing, kExpired, kPresent };
+  struct Item {
+    Found found = Found::kMissing;
+    std::string value;
+    uint64_t cas = 0;
+    uint32_t flags = 0;
+    int64_t expires = 0;  // unix seconds, 0: never
+    bool live() const { return found == Found::kPresent; }
+    bool has_row() const { return found != Found::kMissing; }
+  };
+
+  void Begin(const KvContainer& container, OpenIndex* lookup, OpenIndex* insert);
+  bool Check(const std::vector<std::string_view>& argv, const RedisCommandInfo& info);
+  bool Read(std::string_view key, Item* item);
+  void ItemOfRow(Item* item);
+  bool Write(std::string_view key, Item* item);
+  bool WriteExpiry(std::string_view key, int64_t expires);
+  bool Delete(std::string_view key);
+  bool Fail(const EngineStatus& status);
+  bool Failed(const RowResult& row) { return !row.status.ok() && Fail(row.status); }
+  bool Error(std::string_view text);
+
+  void Get(std::string_view key, bool del);
+  void Set(const std::vector<std::string_view>& argv);
+  void SetNx(std::string_view key, std::string_view value);
+  void SetEx(const std::vector<std::string_view>& argv);
+  void GetSet(std::string_view key, std::string_view value);
+  void GetEx(const std::vector<std::string_view>& argv);
+  void MGet(const std::vector<std::string_view>& argv);
+  void MSet(const std::vector<std::string_view>& argv, bool nx);
+  void Append(std::string_view key, std::string_view tail);
+  void StrLen(std::string_view key);
+  void GetRange(const std::vector<std::string_view>& argv);
+  void IncrBy(std::string_view key, int64_t delta);
+  void IncrByText(std::string_view key, std::string_view delta, bool negate);
+  void IncrByFloat(std::string_view key, std::string_view delta);
+  void Del(const std::vector<std::string_view>& argv);
+  void Exists(const std::vector<std::string_view>& argv);
+  void Type(std::string_view key);
+  void Expire(const std::vector<std::string_view>& argv, bool ms, bool absolute);
+  void Ttl(std::string_view key, bool ms);
+  void Persist(std::string_view key);
+  void DbSize();
+  // The expiry column's value for an absolute time in ms: rounded up to a second,
+  // at most the largest an INT UNSIGNED holds (2106); false (answered) when the
+  // container keeps no expiry.
+  bool ExpiryOf(int64_t at_ms, int64_t* expires);
+
+  RowRequests* rows_;
+  const KvContainer* container_ = nullptr;
+  OpenIndex* lookup_ = nullptr;
+  OpenIndex* insert_ = nullptr;
+  Field* key_column_ = nullptr;
+  // The positions of the CAS, flags and expiry columns in the lookup index (after
+  // the value column), -1 where the container has none.
+  int cas_at_ = -1, flags_at_ = -1, expires_at_ = -1;
+  RedisReplyWriter* w_ = nullptr;
+  RedisKeyCounts* counts_ = nullptr;
+  uint64_t max_value_ = 0;
+  int64_t now_ms_ = 0;
+  ScanSpec spec_;
+  RowChange change_;
+  std::vector<RowValue> values_;
+  String scratch_;
+  std::string text_;  // a value or number written
+};
+
+}  // namespace rowsocket

@@ -1,0 +1,138 @@
+// Redis's side of a connection in the server layer (connection_protocol.h): the
+// connection's commands framed by RedisParser (multibulk and inline, pipelined to
+// any depth), each looked up in the command table (an unknown command or a wrong
+// number of arguments is answered with Redis's error, and the connection goes on);
+// a protocol error is answered and closes the connection once the answers before it
+// are out, as Redis does; QUIT closes it after its +OK; TLS required is answered in
+// Redis's words. What follows AUTH, HELLO and RESET (which change what the
+// connection's later commands mean) is parsed next turn.
+//
+// Bounds: a bulk string longer than rowsocket_max_line_length is Redis's
+// `invalid bulk length` protocol error (proto-max-bulk-len); a command still
+// unfinished past that plus 64 KiB (or past what the listener's input budget leaves)
+// answers `too big request` and closes.
+#include <algorithm>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "protocol/redis.h"
+#include "protocol/redis_commands.h"
+#include "protocol/redis_request.h"
+#include "server/connection_protocol.h"
+
+namespace rowsocket {
+namespace {
+
+constexpr std::string_view kRedisTlsRequired =
+    "ERR rowsocket: TLS required (rowsocket_require_secure_transport)";
+constexpr std::string_view kRedisTooBigRequest = "ERR Protocol error: too big request";
+
+class RedisConnection : public ConnectionProtocol {
+ public:
+  void Parse(ParseTurn* turn) override;
+  void Trim() override { TrimRequestSlots(&requests_); }
+
+ private:
+  RedisParser* ParserFor(uint32_t max_line_length);
+
+  // Reused across batches; on the heap, as an inline command's words point into its
+  // own storage, which must not move when the slots grow.
+  std::vector<std::unique_ptr<RedisRequest>> requests_;
+  std::unique_ptr<RedisParser> parser_;
+  uint32_t parser_max_line_ = 0;  // the max_line_length parser_ was made for
+};
+
+// The parser, made again for a new rowsocket_max_line_length between commands.
+RedisParser* RedisConnection::ParserFor(uint32_t max_line_length) {
+  if (!parser_ || parser_max_line_ != max_line_length) {
+    RedisLimits limits;
+    limits.max_bulk = std::min<int64_t>(kRedisMaxBulk, max_line_length);
+    limits.max_inline = std::min<size_t>(kRedisInlineMax, max_line_length);
+    parser_ = std::make_unique<RedisParser>(limits);
+    parser_max_line_ = max_line_length;
+  }
+  return parser_.get();
+}
+
+void RedisConnection::Parse(ParseTurn* turn) {
+  ConnectionSession* session = turn->session;
+  session->tls = turn->tls;
+  size_t count = 0;
+  auto next_slot = [&]() -> RedisRequest* {
+    if (requests_.size() <= count) requests_.push_back(std::make_unique<RedisRequest>());
+    RedisRequest* r = requests_[count].get();
+    r->Clear();
+    return r;
+  };
+  // A command may take a value of max_line_length bytes and its headers.
+  const uint64_t max_command = uint64_t{turn->max_line_length} + kRedisInlineMax;
+  const bool over_budget = turn->max_unfinished < turn->max_line_length;
+  while (!turn->end && turn->consumed < turn->size) {
+    const std::string_view input(turn->input + turn->consumed, turn->size - turn->consumed);
+    const bool authenticated = !session->account_logins || session->logged_in();
+    RedisRequest* r = next_slot();
+    RedisParser* parser = ParserFor(turn->max_line_length);
+    const RedisParseResult result = parser->Parse(input, authenticated, &r->command);
+    if (result.status == RedisParseStatus::kNeedMore) {
+      if (input.size() >= max_command || (over_budget && input.size() >= turn->max_unfinished)) {
+        if (over_budget) turn->stats->connections_input_limited.Add();
+        r->Clear();
+        r->error = kRedisTooBigRequest;
+        r->close_after = true;
+        parser->Reset();
+        turn->consumed = turn->size;
+        ++count;
+        turn->end = true;
+      }
+      break;
+    }
+    if (result.status == RedisParseStatus::kError) {
+      r->Clear();
+      r->error = result.error;
+      r->close_after = true;
+      ++count;
+      turn->consumed = turn->size;
+      turn->end = true;
+      break;
+    }
+    turn->consumed += result.consumed;
+    if (r->command.argv.empty()) continue;  // `*0`, `*-1`, a blank line: nothing to run
+    ++count;
+    if (turn->refuse_plain) {
+      r->Clear();
+      r->error = kRedisTlsRequired;
+      r->close_after = true;
+      turn->end = true;
+      break;
+    }
+    const std::vector<std::string_view>& argv = r->command.argv;
+    r->info = RedisFindCommand(argv.data(), argv.size(), &r->error);
+    if (r->info == nullptr) continue;
+    const RedisCommandId id = r->info->id;
+    if (id == RedisCommandId::kQuit) {
+      turn->end = true;  // closes once the answers before it and its +OK are out
+      break;
+    }
+    if (id == RedisCommandId::kAuth || id == RedisCommandId::kHello ||
+        id == RedisCommandId::kReset) {
+      turn->next_turn = true;
+      break;
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    requests_[i]->category = RedisCategoryOf(*requests_[i]);
+    turn->requests->push_back(requests_[i].get());
+  }
+}
+
+std::unique_ptr<ConnectionProtocol> NewRedisConnection() {
+  return std::make_unique<RedisConnection>();
+}
+
+}  // namespace
+
+extern const ServerProtocol kRedisServer = {
+    NewRedisConnection, &StatsSnapshot::connections_redis, &StatsSnapshot::connections_redis};
+
+}  // namespace rowsocket
