@@ -10,6 +10,7 @@
 #include <string>
 
 #include "protocol/memcached.h"
+#include "protocol/redis_request.h"
 #include "protocol/request.h"
 #include "server/listener.h"
 
@@ -33,9 +34,10 @@ class ClientConnectionTest : public ::testing::Test {
                                          std::move(session), &stats_, 0);
   }
   // A memcached listener's connection (no login, no TLS).
-  void OpenMemcached() {
-    listener_ = std::make_unique<Listener>("memcached", false, AuthMode::kNone, "", 1,
-                                           WireProtocol::kMemcached);
+  void OpenMemcached() { OpenListener("memcached", WireProtocol::kMemcached); }
+  // A listener's connection of `protocol` (no login, no TLS).
+  void OpenListener(const char* name, WireProtocol protocol) {
+    listener_ = std::make_unique<Listener>(name, false, AuthMode::kNone, "", 1, protocol);
     int fds[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
     client_ = fds[0];
@@ -70,6 +72,8 @@ class ClientConnectionTest : public ::testing::Test {
   Request* Hs(size_t i) { return static_cast<Request*>(conn_->request(i)); }
   // The same on a memcached listener: an McRequest.
   McRequest* Mc(size_t i) { return static_cast<McRequest*>(conn_->request(i)); }
+  // And on a Redis listener: a RedisRequest.
+  RedisRequest* Redis(size_t i) { return static_cast<RedisRequest*>(conn_->request(i)); }
 
   WorkerStats stats_;
   ConnectionSession* session_ = nullptr;
@@ -377,11 +381,51 @@ TEST_F(ClientConnectionTest, a_memcached_listener_parses_commands_into_mc_reques
   EXPECT_TRUE(conn_->ending());
 }
 
+// A Redis listener's connection frames pipelined commands (multibulk and inline),
+// each looked up in the command table; an unknown one carries Redis's error, a
+// protocol error closes after its answer, QUIT closes, and what follows AUTH waits.
+TEST_F(ClientConnectionTest, a_redis_listener_frames_commands_into_redis_requests) {
+  OpenListener("redis", WireProtocol::kRedis);
+  EXPECT_EQ(conn_->protocol(), WireProtocol::kRedis);
+  ASSERT_EQ(Feed("*1\r\n$4\r\nPING\r\n*0\r\n\r\nset k \"a b\"\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"
+                 "NOSUCH x\r\n"),
+            4u);
+  EXPECT_EQ(Redis(0)->info->id, RedisCommandId::kPing);
+  EXPECT_EQ(Redis(0)->category, RequestCategory::kOpen);
+  EXPECT_EQ(Redis(1)->info->id, RedisCommandId::kSet);
+  EXPECT_EQ(Redis(1)->command.argv[2], "a b");
+  EXPECT_TRUE(Redis(1)->writes());
+  EXPECT_EQ(Redis(2)->category, RequestCategory::kFind);
+  EXPECT_FALSE(Redis(2)->writes());
+  EXPECT_EQ(Redis(3)->info, nullptr);
+  EXPECT_EQ(Redis(3)->error, "ERR unknown command 'NOSUCH', with args beginning with: 'x' ");
+  EXPECT_EQ(Redis(3)->category, RequestCategory::kInvalid);
+  EXPECT_FALSE(conn_->ending());
+  ASSERT_EQ(Feed("AUTH u p\r\nPING\r\n"), 1u);  // what follows a login waits a turn
+  const size_t next = conn_->ParseLines(1024, 1024);  // the PING, next turn
+  conn_->BeginTurn();
+  conn_->EndTurn(next);
+  conn_->CompactInput();
+  ASSERT_EQ(next, 1u);
+  ASSERT_EQ(Feed("PING\r\n*1\r\n$-5\r\nPING\r\n"), 2u);
+  EXPECT_EQ(Redis(1)->error, "ERR Protocol error: invalid bulk length");
+  EXPECT_TRUE(Redis(1)->close_after);
+  EXPECT_TRUE(conn_->ending());
+}
+
+TEST_F(ClientConnectionTest, a_redis_quit_ends_the_connection) {
+  OpenListener("redis", WireProtocol::kRedis);
+  ASSERT_EQ(Feed("PING\r\nQUIT\r\nPING\r\n"), 2u);
+  EXPECT_EQ(Redis(1)->info->id, RedisCommandId::kQuit);
+  EXPECT_TRUE(conn_->ending());
+}
+
 // Every protocol a listener may speak has its server side registered
 // (connection_protocols.cc), and its listeners count their open connections where
 // SHOW STATUS reads them.
 TEST(ServerProtocols, every_protocol_is_registered_with_its_connection_counts) {
-  for (WireProtocol protocol : {WireProtocol::kHandlerSocket, WireProtocol::kMemcached}) {
+  for (WireProtocol protocol :
+       {WireProtocol::kHandlerSocket, WireProtocol::kMemcached, WireProtocol::kRedis}) {
     const ServerProtocol& registered = ServerProtocolOf(protocol);
     ASSERT_NE(registered.new_connection, nullptr);
     EXPECT_NE(registered.new_connection(), nullptr);
@@ -391,9 +435,11 @@ TEST(ServerProtocols, every_protocol_is_registered_with_its_connection_counts) {
   s.*hs.open_connections_read_only += 1;
   s.*hs.open_connections += 2;
   s.*ServerProtocolOf(WireProtocol::kMemcached).open_connections += 4;
+  s.*ServerProtocolOf(WireProtocol::kRedis).open_connections += 8;
   EXPECT_EQ(s.connections_read, 1u);
   EXPECT_EQ(s.connections_write, 2u);
   EXPECT_EQ(s.connections_memcached, 4u);
+  EXPECT_EQ(s.connections_redis, 8u);
 }
 
 }  // namespace
