@@ -290,6 +290,7 @@ void RedisHandler::AnswerConnection(const BatchItem& item, const Prepared& p) {
       if (session->account_logins) session->SetAccount(std::string());
       return RedisReplyWriter(item.out, state->resp).SimpleString("RESET");
     case I::kAuth:
+      if (session->account_logins) return w.Ok();  // logged in in pass 1
       // No login is asked on this listener (rowsocket_redis_auth): as Redis's default
       // user without a password.
       if (argv.size() > 3) return w.Error(kRedisErrSyntax);

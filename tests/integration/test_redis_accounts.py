@@ -1,0 +1,106 @@
+"""The Redis listener with account logins (rowsocket_redis_auth=account): AUTH <user>
+<password> (or HELLO ... AUTH) over TLS as a MariaDB account, whose grants on the
+default container's table decide.
+"""
+
+import ssl
+
+import pytest
+import redis
+
+import harness
+import targets
+from memcached_support import wait_for_default_container
+import redis_reference
+
+pytestmark = targets.rowsocket_only
+
+
+@pytest.fixture(scope="module")
+def redis_port():
+    return harness.free_ports(1)[0]
+
+
+@pytest.fixture(scope="module")
+def server_options(certs, redis_port):
+    return {"redis_port": redis_port, "redis_auth": "account",
+            "ssl_cert": certs["server.pem"], "ssl_key": certs["server.key"]}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def accounts(sql):
+    wait_for_default_container(sql)
+    sql.execute("INSERT INTO rowsocket.kv (k, v, cas, flags, expires) "
+                "VALUES ('seen', 'by readers', 1, 0, 0)")
+    sql.execute("CREATE USER rw@localhost IDENTIFIED BY 'w-pw'")
+    sql.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON rowsocket.kv TO rw@localhost")
+    sql.execute("CREATE USER rr@localhost IDENTIFIED BY 'r-pw'")
+    sql.execute("GRANT SELECT ON rowsocket.kv TO rr@localhost")
+
+
+def tls_client(port, certs, **kwargs):
+    return redis.Redis(host="127.0.0.1", port=port, ssl=True, ssl_ca_certs=certs["ca.pem"],
+                       ssl_cert_reqs="required", ssl_check_hostname=False, socket_timeout=10,
+                       **kwargs)
+
+
+def test_nothing_but_the_login_before_it(redis_port):
+    conn = redis_reference.Resp(redis_port)
+    try:
+        assert conn.command("GET", "seen") == b"-NOAUTH Authentication required.\r\n"
+        assert conn.command("PING") == b"-NOAUTH Authentication required.\r\n"
+        assert conn.command("HELLO", "3").startswith(b"-NOAUTH HELLO must be called")
+        # Over plain TCP a password in clear is refused, and says why.
+        assert b"TLS" in conn.command("AUTH", "rw", "w-pw")
+        assert conn.command("GET", "seen") == b"-NOAUTH Authentication required.\r\n"
+    finally:
+        conn.close()
+
+
+def test_a_login_over_tls_and_the_account_grants(redis_port, certs, sql):
+    writer = tls_client(redis_port, certs, username="rw", password="w-pw")
+    assert writer.get("seen") == b"by readers"
+    assert writer.set("written", "by rw")
+    assert sql.value("SELECT v FROM rowsocket.kv WHERE k = 'written'") == b"by rw"
+    reader = tls_client(redis_port, certs, username="rr", password="r-pw")
+    assert reader.get("written") == b"by rw"
+    with pytest.raises(redis.exceptions.NoPermissionError):
+        reader.set("k", "v")
+    with pytest.raises(redis.exceptions.NoPermissionError):
+        reader.delete("written")
+    assert reader.get("written") == b"by rw"
+    writer.close()
+    reader.close()
+
+
+def test_a_wrong_password_is_wrongpass(redis_port, certs):
+    with pytest.raises(redis.exceptions.ResponseError, match="^WRONGPASS "):
+        tls_client(redis_port, certs, username="rw", password="nope").ping()
+
+
+def test_auth_over_tls(redis_port, certs):
+    ctx = ssl.create_default_context(cafile=certs["ca.pem"])
+    ctx.check_hostname = False
+    import socket
+    with socket.create_connection(("127.0.0.1", redis_port), timeout=10) as plain:
+        with ctx.wrap_socket(plain) as s:
+            s.sendall(b"*3\r\n$4\r\nAUTH\r\n$2\r\nrw\r\n$4\r\nw-pw\r\n")
+            assert s.recv(65536) == b"+OK\r\n"
+
+
+def test_hello_auth_logs_in_and_switches_to_resp3(redis_port, certs):
+    ctx = ssl.create_default_context(cafile=certs["ca.pem"])
+    ctx.check_hostname = False
+    import socket
+    with socket.create_connection(("127.0.0.1", redis_port), timeout=10) as plain:
+        with ctx.wrap_socket(plain) as s:
+            s.sendall(b"*5\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$4\r\nAUTH\r\n$2\r\nrw\r\n$4\r\nw-pw\r\n")
+            out = b""
+            while b"modules" not in out:
+                out += s.recv(65536)
+            assert out.startswith(b"%7\r\n")
+            s.sendall(b"*2\r\n$3\r\nGET\r\n$4\r\nseen\r\n")
+            reply = b""
+            while not reply.endswith(b"by readers\r\n"):
+                reply += s.recv(65536)
+            assert reply == b"$10\r\nby readers\r\n"
