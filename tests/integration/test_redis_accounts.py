@@ -3,6 +3,7 @@
 default container's table decide.
 """
 
+import socket
 import ssl
 
 import pytest
@@ -78,29 +79,31 @@ def test_a_wrong_password_is_wrongpass(redis_port, certs):
         tls_client(redis_port, certs, username="rw", password="nope").ping()
 
 
-def test_auth_over_tls(redis_port, certs):
+def tls_exchange(port, certs, request, until):
+    """Sends `request` over TLS and returns what comes back up to and with `until`."""
     ctx = ssl.create_default_context(cafile=certs["ca.pem"])
     ctx.check_hostname = False
-    import socket
-    with socket.create_connection(("127.0.0.1", redis_port), timeout=10) as plain:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as plain:
         with ctx.wrap_socket(plain) as s:
-            s.sendall(b"*3\r\n$4\r\nAUTH\r\n$2\r\nrw\r\n$4\r\nw-pw\r\n")
-            assert s.recv(65536) == b"+OK\r\n"
+            s.sendall(request)
+            out = b""
+            while until not in out:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                out += chunk
+            return out
+
+
+def test_auth_over_tls(redis_port, certs):
+    request = b"*3\r\n$4\r\nAUTH\r\n$2\r\nrw\r\n$4\r\nw-pw\r\n*2\r\n$3\r\nGET\r\n$4\r\nseen\r\n"
+    assert tls_exchange(redis_port, certs, request, b"by readers\r\n") == (
+        b"+OK\r\n$10\r\nby readers\r\n")
 
 
 def test_hello_auth_logs_in_and_switches_to_resp3(redis_port, certs):
-    ctx = ssl.create_default_context(cafile=certs["ca.pem"])
-    ctx.check_hostname = False
-    import socket
-    with socket.create_connection(("127.0.0.1", redis_port), timeout=10) as plain:
-        with ctx.wrap_socket(plain) as s:
-            s.sendall(b"*5\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$4\r\nAUTH\r\n$2\r\nrw\r\n$4\r\nw-pw\r\n")
-            out = b""
-            while b"modules" not in out:
-                out += s.recv(65536)
-            assert out.startswith(b"%7\r\n")
-            s.sendall(b"*2\r\n$3\r\nGET\r\n$4\r\nseen\r\n")
-            reply = b""
-            while not reply.endswith(b"by readers\r\n"):
-                reply += s.recv(65536)
-            assert reply == b"$10\r\nby readers\r\n"
+    request = (b"*5\r\n$5\r\nHELLO\r\n$1\r\n3\r\n$4\r\nAUTH\r\n$2\r\nrw\r\n$4\r\nw-pw\r\n"
+               b"*2\r\n$3\r\nGET\r\n$4\r\nseen\r\n")
+    out = tls_exchange(redis_port, certs, request, b"by readers\r\n")
+    assert out.startswith(b"%7\r\n")
+    assert out.endswith(b"*0\r\n$10\r\nby readers\r\n")
