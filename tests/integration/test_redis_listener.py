@@ -461,3 +461,82 @@ def test_argument_reference_cases(rs, sql):
         if got != redis_reference.unescape(answer) and name not in ARGUMENT_DIFFERENCES:
             differ.append((name, got, answer))
     assert differ == []
+
+
+# --- side by side with redis-server ---------------------------------------------------
+
+# Each a fresh connection on an empty database: every reply compared byte for byte.
+SEQUENCES = [
+    [["SET", "k", "v"], ["GET", "k"], ["SET", "k", "w", "XX", "GET"], ["SET", "k", "x", "NX"],
+     ["SET", "k", "x", "NX", "GET"], ["SET", "n", "x", "XX", "GET"], ["GET", "k"],
+     ["SET", "k", "v", "EX", "100"], ["TTL", "k"], ["SET", "k", "v", "KEEPTTL"], ["TTL", "k"],
+     ["SET", "k", "v"], ["TTL", "k"], ["SET", "k", "v", "EX", "0"], ["SET", "k", "v", "EX", "x"],
+     ["SET", "k", "v", "PX", "-1"], ["SET", "k", "v", "FOO"], ["SET", "k"]],
+    [["GETSET", "g", "1"], ["GETSET", "g", "2"], ["GETDEL", "g"], ["GETDEL", "g"], ["GET", "g"],
+     ["SETNX", "s", "1"], ["SETNX", "s", "2"], ["GET", "s"], ["SETEX", "e", "0", "v"],
+     ["SETEX", "e", "-5", "v"], ["SETEX", "e", "abc", "v"], ["SETEX", "e", "100", "v"],
+     ["TTL", "e"], ["TYPE", "e"], ["TYPE", "none"], ["STRLEN", "e"], ["STRLEN", "none"]],
+    [["APPEND", "a", "x"], ["APPEND", "a", "yz"], ["GET", "a"], ["GETRANGE", "a", "0", "-1"],
+     ["GETRANGE", "a", "-1", "-5"], ["GETRANGE", "a", "-100", "100"], ["GETRANGE", "a", "2", "1"],
+     ["GETRANGE", "a", "1", "x"], ["GETRANGE", "none", "0", "1"], ["GETRANGE", "a", "5", "9"],
+     ["SET", "empty", ""], ["GETRANGE", "empty", "0", "-1"], ["STRLEN", "empty"]],
+    [["INCR", "i"], ["INCRBY", "i", "41"], ["DECR", "i"], ["DECRBY", "i", "-10"],
+     ["DECRBY", "i", "-9223372036854775808"], ["INCRBY", "i", "9223372036854775807"],
+     ["SET", "t", "abc"], ["INCR", "t"], ["SET", "t", " 1"], ["INCR", "t"],
+     ["SET", "t", "9223372036854775807"], ["INCR", "t"], ["SET", "m", "-9223372036854775808"],
+     ["DECR", "m"], ["INCRBY", "i", "x"]],
+    [["INCRBYFLOAT", "f", "1.1"], ["INCRBYFLOAT", "f", "2.2"], ["INCRBYFLOAT", "f", "-3.3"],
+     ["INCRBYFLOAT", "f", "1e10"], ["INCRBYFLOAT", "f", "abc"], ["INCRBYFLOAT", "f", "inf"],
+     ["SET", "g", "x"], ["INCRBYFLOAT", "g", "1"], ["SET", "g", "5.0e3"], ["INCRBYFLOAT", "g", "1"],
+     ["GET", "f"]],
+    [["MSET", "a", "1", "b", "2"], ["MGET", "a", "b", "c", "a"], ["MSET", "a"],
+     ["MSET", "a", "1", "b"], ["MSETNX", "c", "3", "a", "9"], ["MSETNX", "c", "3", "d", "4"],
+     ["MGET", "a", "b", "c", "d"], ["EXISTS", "a", "a", "z"], ["DEL", "a", "a", "z"],
+     ["UNLINK", "b", "c"], ["EXISTS", "a", "b", "c", "d"], ["DEL"]],
+    [["SET", "k", "v"], ["EXPIRE", "k", "100", "NX"], ["EXPIRE", "k", "100", "NX"],
+     ["EXPIRE", "k", "50", "GT"], ["EXPIRE", "k", "200", "GT"], ["EXPIRE", "k", "300", "LT"],
+     ["EXPIRE", "k", "100", "LT"], ["TTL", "k"], ["EXPIRE", "k", "10", "XX", "NX"],
+     ["EXPIRE", "k", "10", "GT", "LT"], ["EXPIRE", "k", "10", "BOGUS"], ["EXPIRE", "k", "x"],
+     ["EXPIRE", "k", "9223372036854775807"], ["PEXPIRE", "k", "9223372036854775807"],
+     ["EXPIREAT", "k", "-1"], ["EXISTS", "k"], ["EXPIRE", "none", "10"], ["PERSIST", "none"],
+     ["SET", "p", "v", "EX", "100"], ["PERSIST", "p"], ["PERSIST", "p"], ["TTL", "p"],
+     ["TTL", "none"], ["PTTL", "none"], ["PTTL", "p"], ["SET", "q", "v"], ["EXPIRE", "q", "0"],
+     ["GET", "q"], ["SET", "q", "v"], ["EXPIRE", "q", "100", "XX"], ["EXPIRE", "q", "100", "GT"]],
+    [["SET", "k", "v", "EX", "100"], ["GETEX", "k", "PERSIST"], ["TTL", "k"],
+     ["GETEX", "k", "EX", "100"], ["TTL", "k"], ["GETEX", "k", "EX", "0"], ["GETEX", "none"],
+     ["GETEX", "k", "PXAT", "1"], ["GET", "k"], ["GETEX", "k", "FOO"]],
+    [["PING"], ["PING", "a"], ["PING", "a", "b"], ["ECHO"], ["ECHO", "x"], ["SELECT", "0"],
+     ["SELECT", "16"], ["SELECT", "-1"], ["SELECT", "x"], ["CLIENT", "GETNAME"],
+     ["CLIENT", "SETNAME", "a b"], ["CLIENT", "SETNAME", "ok"], ["CLIENT", "GETNAME"],
+     ["CLIENT", "SETNAME", ""], ["CLIENT", "GETNAME"], ["CLIENT", "FOO"], ["CLIENT"],
+     ["NOSUCH"], ["nosuch", "a", "b"], ["GET", "a", "b"], ["AUTH", "x"], ["AUTH", "a", "b", "c"],
+     ["HELLO", "1"], ["HELLO", "x"], ["HELLO", "3", "AUTH", "a"], ["CONFIG", "GET", "databases"],
+     ["CONFIG", "GET", "maxmemory"], ["CONFIG", "GET", "nosuch*"], ["COMMAND", "INFO", "get", "nosuch"],
+     ["DBSIZE"]],
+]
+
+
+# Commands whose replies differ on purpose (docs/REDIS.md, "Differences").
+SIDE_BY_SIDE_DIFFERENCES = {
+    ("CONFIG", "GET", "databases"),         # one database, not 16
+    ("COMMAND", "INFO", "get", "nosuch"),   # no ACL categories, tips or key specs
+}
+
+
+@pytest.mark.skipif(not redis_reference.available(), reason="Debian's redis-server is not installed")
+def test_side_by_side_with_redis_server(rs, sql):
+    with redis_reference.running_redis() as reference_server:
+        differ = []
+        for sequence in SEQUENCES:
+            sql.execute("DELETE FROM rowsocket.kv")
+            ours, theirs = redis_reference.Resp(rs.port), redis_reference.Resp(reference_server.port)
+            try:
+                theirs.command("FLUSHALL")
+                for argv in sequence:
+                    a, b = ours.command(*argv), theirs.command(*argv)
+                    if a != b and tuple(argv) not in SIDE_BY_SIDE_DIFFERENCES:
+                        differ.append((argv, a, b))
+            finally:
+                ours.close()
+                theirs.close()
+    assert differ == []
