@@ -345,6 +345,50 @@ def test_concurrent_increments_are_atomic(rs, r):
     assert r.get("counter") == b"800"
 
 
+def test_flushdb_is_gated_as_flush_all(r, sql):
+    r.mset({"a": "1", "b": "2"})
+    with pytest.raises(redis.ResponseError, match="FLUSHDB is off"):
+        r.flushdb()
+    assert r.dbsize() == 2
+    sql.execute("SET GLOBAL rowsocket_memcached_flush = ON")
+    try:
+        with pytest.raises(redis.ResponseError, match="syntax error"):
+            r.execute_command("FLUSHDB", "NOW")
+        assert r.flushdb() is True
+        assert r.dbsize() == 0
+        assert sql.value("SELECT COUNT(*) FROM rowsocket.kv") == "0"
+    finally:
+        sql.execute("SET GLOBAL rowsocket_memcached_flush = OFF")
+
+
+def test_many_clients_writing_overlapping_keys(rs, r):
+    import threading
+    errors = []
+
+    def worker(n):
+        c = redis.Redis(host="127.0.0.1", port=rs.port, socket_timeout=30)
+        try:
+            with c.pipeline(transaction=False) as p:
+                for i in range(200):
+                    p.set(f"k{(i * 7 + n) % 50}", f"{n}-{i}")
+                    p.incr("shared")
+                    p.mset({f"m{i % 10}": n, f"m{(i + 3) % 10}": n})
+                for reply in p.execute(raise_on_error=False):
+                    if isinstance(reply, Exception):
+                        errors.append(reply)
+        finally:
+            c.close()
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert r.get("shared") == b"1600"
+    assert r.dbsize() == 50 + 1 + 10
+
+
 def test_redis_cli(rs, clean, sql):
     cli = ["redis-cli", "-h", "127.0.0.1", "-p", str(rs.port)]
     assert subprocess.run(cli + ["SET", "cli", "hello world"], capture_output=True,
@@ -387,6 +431,18 @@ def test_append_past_the_limit_answers_an_error_and_the_connection_goes_on(r):
         r.append("big", b"y" * 20)
     assert r.strlen("big") == MAX_LINE - 10
     assert r.ping()
+
+
+def test_mget_is_held_to_the_answer_size(r, sql):
+    r.mset({"a": b"x" * 3000, "b": b"y" * 3000})
+    sql.execute("SET GLOBAL rowsocket_max_answer_size = 4096")
+    try:
+        with pytest.raises(redis.ResponseError, match="rowsocket_max_answer_size"):
+            r.mget("a", "b")
+        assert r.mget("a") == [b"x" * 3000]
+    finally:
+        sql.execute("SET GLOBAL rowsocket_max_answer_size = DEFAULT")
+    assert r.mget("a", "b") == [b"x" * 3000, b"y" * 3000]
 
 
 def test_garbage_never_crashes_the_listener(rs, r):

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/rows/row_io.h"
 #include "engine/rows/row_lookup.h"
 #include "protocol/name_list.h"
 
@@ -71,6 +72,28 @@ EngineStatus BindContainerIndexes(WorkerEngine* engine, ContainerBinding* bindin
   binding->lookup->columns = container.LookupColumns();
   binding->insert->columns = container.InsertColumns();
   return EngineStatus::OK();
+}
+
+bool KvTouchesOneRow(const OpenIndex* lookup, const OpenIndex* written, bool inserts) {
+  if (lookup->key_parts() != 1) return false;
+  if (written == nullptr) return true;  // it reads
+  const TABLE* table = lookup->table();
+  if (inserts && table->found_next_number_field != nullptr) return false;
+  for (const OpenIndex* oi : {lookup, written}) {
+    for (Field* column : oi->columns()) {
+      if (column->field_index + 1u == lookup->key()->key_part[0].fieldnr) continue;
+      for (uint k = 0; k < table->s->keys; ++k)
+        if ((table->key_info[k].flags & HA_NOSAME) && column->part_of_key.is_set(k))
+          return false;
+    }
+  }
+  return true;
+}
+
+bool KvCopyRowKey(std::string_view row_key, OpenIndex* lookup, uchar* out) {
+  ScanSpec key;
+  key.FindOne(RowValue::Bytes(row_key));
+  return CopyKey(key, 0, lookup->key(), out);
 }
 
 }  // namespace rowsocket

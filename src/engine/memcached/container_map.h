@@ -22,4 +22,15 @@ bool ReadContainerMapping(THD* thd, std::string_view name, KvContainer* containe
 EngineStatus BindContainerIndexes(WorkerEngine* engine, ContainerBinding* binding,
                                   const KvContainer& container);
 
+// The lock-order plan of a command of one key (protocol_handler.h, TouchesOneRow)
+// on a container: it touches at most that key's row, in an order that cannot show,
+// where the key index is its key column alone (not a system-versioned table's,
+// whose unique keys end with the row's period), no column it writes (`written`: its
+// write index, null for a read) is part of a unique key (it could take a unique
+// value another command also wants), and an insert takes no AUTO_INCREMENT value
+// (those follow the order in which inserts run).
+bool KvTouchesOneRow(const OpenIndex* lookup, const OpenIndex* written, bool inserts);
+// That row's key image (CopyRowKey).
+bool KvCopyRowKey(std::string_view row_key, OpenIndex* lookup, uchar* out);
+
 }  // namespace rowsocket

@@ -353,38 +353,19 @@ void MemcachedHandler::AnswerFailure(const BatchItem& item, const EngineStatus& 
   McAnswerFailure(mc, status, item.out);
 }
 
-// A command of one key (a write, or a retrieval of that key alone) on a container
-// whose key index is its key column alone (not a system-versioned table's, whose
-// unique keys end with the row's period). Its run order cannot show where no
-// column it writes is part of a unique key (it could take a unique value another
-// command also wants) and an insert takes no AUTO_INCREMENT value (those follow
-// the order in which inserts run). Commands on the same key keep their order; CAS
-// values follow the order the commands ran in, which memcached leaves open.
+// A command of one key (a write, or a retrieval of that key alone), as
+// KvTouchesOneRow (container_map.h) says. Commands on the same key keep their order;
+// CAS values follow the order the commands ran in, which memcached leaves open.
 bool MemcachedHandler::TouchesOneRow(const BatchItem& item, size_t i, const Prepared& p) {
   const McRequest& mc = McRequestOf(item);
   if (mc.keys.size() != 1 || mc.command == McCommand::kFlushAll) return false;
-  if (p.index->key_parts() != 1) return false;
-  const TABLE* table = p.index->table();
-  const OpenIndex* written = steps_[i].insert_index;
-  if (written == nullptr) return true;  // it reads
-  if (McCommandProperties(mc.command).inserts && table->found_next_number_field != nullptr)
-    return false;
-  for (const OpenIndex* oi : {static_cast<const OpenIndex*>(p.index), written}) {
-    for (Field* column : oi->columns()) {
-      if (column->field_index + 1u == p.index->key()->key_part[0].fieldnr) continue;
-      for (uint k = 0; k < table->s->keys; ++k)
-        if ((table->key_info[k].flags & HA_NOSAME) && column->part_of_key.is_set(k))
-          return false;
-    }
-  }
-  return true;
+  return KvTouchesOneRow(p.index, steps_[i].insert_index,
+                         McCommandProperties(mc.command).inserts);
 }
 
 bool MemcachedHandler::CopyRowKey(const BatchItem& item, size_t, const Prepared& p,
                                   uchar* out) {
-  ScanSpec key;
-  key.FindOne(RowValue::Bytes(KvRowKey(McRequestOf(item).keys[0])));
-  return CopyKey(key, 0, p.index->key(), out);
+  return KvCopyRowKey(KvRowKey(McRequestOf(item).keys[0]), p.index, out);
 }
 
 void MemcachedHandler::Tick(uint64_t now_ms) {

@@ -7,6 +7,7 @@
 #include "engine/memcached/container_map.h"
 #include "engine/memcached/containers.h"
 #include "protocol/redis.h"
+#include "util/log.h"
 
 namespace rowsocket {
 namespace {
@@ -34,7 +35,7 @@ class RedisModule : public ProtocolModule {
 // that says so (docs/REDIS.md).
 bool Served(I id) {
   switch (id) {
-    case I::kScan: case I::kFlushdb: case I::kClientList: case I::kConfigSet:
+    case I::kScan: case I::kClientList: case I::kConfigSet:
     case I::kConfigResetstat:
     case I::kHget: case I::kHmget: case I::kHgetall: case I::kHset: case I::kHsetnx:
     case I::kHincrby: case I::kHincrbyfloat: case I::kHexists: case I::kHlen: case I::kHkeys:
@@ -242,6 +243,7 @@ void RedisHandler::Answer(const BatchItem& item, const Step& step, const Prepare
   if (engine_->Killed()) return w.Error(RedisStatusError(EngineStatus::Killed()));
   if (r.writes()) engine_->thd()->set_time();
   if (r.info->id == I::kInfo) return Info(item, p.index, &w);
+  if (r.info->id == I::kFlushdb) return FlushDb(item, p.index, &w);
   RedisKeyCounts counts;
   const uint64_t max_value =
       engine_->options().tunables->max_line_length.load(std::memory_order_relaxed);
@@ -258,6 +260,45 @@ void RedisHandler::AnswerFailure(const BatchItem& item, const EngineStatus& stat
     return AnswerConnection(item, p);
   }
   RedisReplyWriter(item.out, SessionState(item)->resp).Error(RedisStatusError(status));
+}
+
+// A command of one key (GET, SET, INCR, EXPIRE, ..., and MGET, DEL or EXISTS of one
+// key), as KvTouchesOneRow (container_map.h) says; the run order of commands on
+// distinct keys cannot show, those on one key keep theirs.
+bool RedisHandler::TouchesOneRow(const BatchItem& item, size_t i, const Prepared& p) {
+  const RedisRequest& r = RedisRequestOf(item);
+  const std::vector<std::string_view>& argv = r.command.argv;
+  if (r.info == nullptr || r.info->first_key != 1 || argv.size() < 2) return false;
+  size_t keys = 0;
+  for (size_t k = 1; k < argv.size(); ++k) keys += RedisIsKeyPosition(*r.info, k, argv.size());
+  if (keys != 1) return false;
+  return KvTouchesOneRow(p.index, steps_[i].insert, r.info->inserts);
+}
+
+bool RedisHandler::CopyRowKey(const BatchItem& item, size_t, const Prepared& p, uchar* out) {
+  return KvCopyRowKey(RedisRequestOf(item).command.argv[1], p.index, out);
+}
+
+// FLUSHDB [ASYNC|SYNC]: deletes every row of the default container, where
+// rowsocket_memcached_flush allows memcached's flush_all to (logged).
+void RedisHandler::FlushDb(const BatchItem& item, OpenIndex* lookup, RedisReplyWriter* w) {
+  const std::vector<std::string_view>& argv = RedisRequestOf(item).command.argv;
+  if (argv.size() > 2) return w->Error(kRedisErrSyntax);
+  if (argv.size() == 2) {
+    std::string mode(argv[1]);
+    for (char& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (mode != "async" && mode != "sync") return w->Error(kRedisErrSyntax);
+  }
+  if (!engine_->options().tunables->memcached_flush.load(std::memory_order_relaxed))
+    return w->Error("ERR rowsocket: FLUSHDB is off (rowsocket_memcached_flush)");
+  uint64_t deleted = 0;
+  const EngineStatus status = strings_.DeleteAll(lookup, &deleted);
+  if (!status.ok()) return w->Error(RedisStatusError(status));
+  static LogLimit flushed;
+  const KvContainer& c = SessionState(item)->container.container;
+  LogLimited(&flushed, LogLevel::kWarning, "Redis FLUSHDB deleted the %llu rows of %s.%s",
+             static_cast<unsigned long long>(deleted), c.db.c_str(), c.table.c_str());
+  w->Ok();
 }
 
 // Commands answered without rows, and what the server layer refused.

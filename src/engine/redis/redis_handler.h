@@ -63,8 +63,9 @@ class RedisHandler : public ProtocolHandler {
   Prepared Prepare(const BatchItem& item, size_t i) override;
   bool Run(const BatchItem& item, size_t i, const Prepared& prepared) override;
   void AnswerFailure(const BatchItem& item, const EngineStatus& status) override;
-  bool TouchesOneRow(const BatchItem&, size_t, const Prepared&) override { return false; }
-  bool CopyRowKey(const BatchItem&, size_t, const Prepared&, uchar*) override { return false; }
+  bool TouchesOneRow(const BatchItem& item, size_t i, const Prepared& prepared) override;
+  bool CopyRowKey(const BatchItem& item, size_t i, const Prepared& prepared,
+                  uchar* out) override;
 
  private:
   struct Step {
@@ -85,6 +86,7 @@ class RedisHandler : public ProtocolHandler {
   void Info(const BatchItem& item, OpenIndex* lookup, RedisReplyWriter* w);
   void ConfigGet(const std::vector<std::string_view>& argv, RedisReplyWriter* w);
   void Command(const std::vector<std::string_view>& argv, RedisReplyWriter* w);
+  void FlushDb(const BatchItem& item, OpenIndex* lookup, RedisReplyWriter* w);
 
   WorkerEngine* engine_;
   RedisShared* shared_;

@@ -28,6 +28,9 @@ int64_t NowMs() {
 // OpenIndex::WriteRefusal).
 uint64_t FirstColumns(size_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
 
+// What a bulk string's reply adds to its bytes, at most (`$<length>` and two CRLFs).
+constexpr uint64_t kBulkHeader = 16;
+
 // The largest unix time an INT UNSIGNED expiry column (rowsocket.kv's) holds.
 constexpr int64_t kMaxExpiry = 4294967295LL;
 
@@ -144,6 +147,8 @@ bool RedisStrings::WriteExpiry(std::string_view key, int64_t expires) {
 }
 
 bool RedisStrings::Delete(std::string_view key) {
+  const EngineStatus refusal = lookup_->WriteRefusal(0);
+  if (!refusal.ok()) return Fail(refusal);
   change_.Clear();
   change_.kind = RowWrite::kDelete;
   spec_.FindOne(RowValue::Bytes(key));
@@ -326,9 +331,15 @@ void RedisStrings::MGet(const std::vector<std::string_view>& argv) {
     in_keys.push_back(k);
   }
   spec_.limit = static_cast<uint32_t>(in_keys.size());
+  // The answer is held to rowsocket_max_answer_size (its values and their headers).
+  const uint64_t max_answer = rows_->tunables()->max_answer_size.load(std::memory_order_relaxed);
+  uint64_t answer = 0;
   if (!in_keys.empty()) {
     const RowResult row = rows_->Read(spec_, lookup_, [&](size_t v) {
-      ItemOfRow(&items[in_keys[v]]);
+      Item* item = &items[in_keys[v]];
+      ItemOfRow(item);
+      answer += item->value.size() + kBulkHeader;
+      if (max_answer != 0 && answer > max_answer) return EngineStatus::TooBig();
       return EngineStatus::OK();
     });
     if (Failed(row)) return;
@@ -554,6 +565,21 @@ void RedisStrings::DbSize() {
   const EngineStatus status = CountKeys(*container_, lookup_, &keys, &with_expiry);
   if (!status.ok()) return (void)Fail(status);
   w_->Integer(static_cast<int64_t>(keys));
+}
+
+EngineStatus RedisStrings::DeleteAll(OpenIndex* lookup, uint64_t* deleted) {
+  *deleted = 0;
+  const EngineStatus refusal = lookup->WriteRefusal(0);
+  if (!refusal.ok()) return refusal;
+  spec_.Clear();
+  spec_.op = ScanOp::kGe;
+  spec_.key.push_back(RowValue::Bytes(""));
+  spec_.limit = UINT32_MAX;
+  change_.Clear();
+  change_.kind = RowWrite::kDelete;
+  const RowResult row = rows_->Modify(spec_, change_, lookup);
+  *deleted = row.rows_changed;
+  return row.status;
 }
 
 // Every row of the key index, from its first key, within rowsocket_max_rows_examined.

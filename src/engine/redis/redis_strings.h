@@ -52,6 +52,9 @@ class RedisStrings {
            uint64_t max_value, RedisReplyWriter* w, RedisKeyCounts* counts);
 
   // The container's live keys, and how many of them have an expiry (DBSIZE, INFO).
+  // Deletes every row of the container (FLUSHDB), within rowsocket_max_rows_examined.
+  EngineStatus DeleteAll(OpenIndex* lookup, uint64_t* deleted);
+
   EngineStatus CountKeys(const KvContainer& container, OpenIndex* lookup, uint64_t* keys,
                          uint64_t* with_expiry);
 
