@@ -345,6 +345,49 @@ def test_concurrent_increments_are_atomic(rs, r):
     assert r.get("counter") == b"800"
 
 
+def wait_for(condition, seconds=10):
+    """Until `condition()` holds; a Redis error counts as not yet."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if condition():
+                return
+        except redis.ResponseError:
+            pass
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_a_command_of_several_rows_is_all_or_nothing(r, sql):
+    # A default container whose value column holds 10 bytes: the second write of an
+    # MSET fails, and the first is put back.
+    sql.execute("CREATE DATABASE IF NOT EXISTS redis_test")
+    sql.execute("CREATE TABLE redis_test.short_kv (k VARBINARY(64) PRIMARY KEY, "
+                "v VARBINARY(10) NOT NULL, cas BIGINT UNSIGNED NOT NULL DEFAULT 0, "
+                "flags INT UNSIGNED NOT NULL DEFAULT 0, expires INT UNSIGNED NOT NULL DEFAULT 0)")
+    sql.execute("INSERT INTO redis_test.short_kv (k, v) VALUES ('b', 'before')")
+    sql.execute("INSERT INTO rowsocket.containers (name, db_schema, db_table, key_column, "
+                "value_columns, flags_column, cas_column, expires_column) VALUES "
+                "('default', 'redis_test', 'short_kv', 'k', 'v', 'flags', 'cas', 'expires')")
+    try:
+        wait_for(lambda: r.get("b") == b"before")  # (the mapping is read again each second)
+        with pytest.raises(redis.ResponseError, match="too long for its column"):
+            r.mset({"a": "fits", "b": "fits too", "c": "far too long for it"})
+        assert sql.rows("SELECT k, v FROM redis_test.short_kv ORDER BY k") == [(b"b", b"before")]
+        with pytest.raises(redis.ResponseError, match="too long for its column"):
+            r.set("b", "far too long for it")
+        assert r.get("b") == b"before"
+        assert r.mset({"a": "fits", "b": "fits too"}) is True
+        assert r.delete("a", "b", "none") == 2
+    finally:
+        sql.execute("DELETE FROM rowsocket.containers WHERE name = 'default'")
+        sql.execute("DROP DATABASE redis_test")
+    # Every worker reads the mapping again a second after it last read it at most.
+    time.sleep(1.5)
+    assert r.set("back", "on rowsocket.kv")
+    assert sql.value("SELECT v FROM rowsocket.kv WHERE k = 'back'") == b"on rowsocket.kv"
+
+
 def test_flushdb_is_gated_as_flush_all(r, sql):
     r.mset({"a": "1", "b": "2"})
     with pytest.raises(redis.ResponseError, match="FLUSHDB is off"):

@@ -105,6 +105,7 @@ bool RedisStrings::Read(std::string_view key, Item* item) {
 // Writes `item` (value, a new CAS, flags and expiry) as the row of `key`: an update
 // of the row it was read from, or an insert.
 bool RedisStrings::Write(std::string_view key, Item* item) {
+  if (recording_ && !Record(key)) return false;
   if (cas_at_ >= 0) item->cas = KeyValue::NextCas();
   values_.clear();
   if (!item->has_row()) values_.push_back(RowValue::Bytes(key));
@@ -136,6 +137,7 @@ bool RedisStrings::Write(std::string_view key, Item* item) {
 // Writes the expiry column of the row of `key` alone (as memcached's touch: the
 // value, CAS and flags stay).
 bool RedisStrings::WriteExpiry(std::string_view key, int64_t expires) {
+  if (recording_ && !Record(key)) return false;
   change_.Clear();
   change_.kind = RowWrite::kUpdate;
   change_.columns.push_back(static_cast<uint32_t>(expires_at_));
@@ -149,10 +151,57 @@ bool RedisStrings::WriteExpiry(std::string_view key, int64_t expires) {
 bool RedisStrings::Delete(std::string_view key) {
   const EngineStatus refusal = lookup_->WriteRefusal(0);
   if (!refusal.ok()) return Fail(refusal);
+  if (recording_ && !Record(key)) return false;
   change_.Clear();
   change_.kind = RowWrite::kDelete;
   spec_.FindOne(RowValue::Bytes(key));
   return !Failed(rows_->Modify(spec_, change_, lookup_));
+}
+
+void RedisStrings::BeginAll() {
+  recorded_.clear();
+  recording_ = true;
+  failed_ = false;
+}
+
+bool RedisStrings::Record(std::string_view key) {
+  Recorded r;
+  r.key.assign(key);
+  if (!Read(key, &r.before)) return false;
+  recorded_.push_back(std::move(r));
+  return true;
+}
+
+// (The rows put back are locked by this transaction already: no change of them
+// can meet another's lock.)
+bool RedisStrings::EndAll(bool undo) {
+  recording_ = false;
+  const bool failed = undo || failed_;
+  if (failed) {
+    for (size_t i = recorded_.size(); i-- > 0;) Restore(recorded_[i].key, recorded_[i].before);
+  }
+  recorded_.clear();
+  failed_ = false;
+  return !failed;
+}
+
+bool RedisStrings::Restore(const std::string& key, const Item& before) {
+  Item now;
+  if (!Read(key, &now)) return false;
+  if (!before.has_row()) return !now.has_row() || Delete(key);
+  values_.clear();
+  if (!now.has_row()) values_.push_back(RowValue::Bytes(key));
+  values_.push_back(RowValue::Bytes(before.value));
+  if (cas_at_ >= 0) values_.push_back(RowValue::Unsigned(before.cas));
+  if (flags_at_ >= 0) values_.push_back(RowValue::Unsigned(before.flags));
+  if (expires_at_ >= 0)
+    values_.push_back(RowValue::Unsigned(static_cast<uint64_t>(before.expires)));
+  if (!now.has_row()) return rows_->Insert(values_, insert_).status.ok();
+  change_.Clear();
+  change_.kind = RowWrite::kUpdate;
+  change_.values = values_;
+  spec_.FindOne(RowValue::Bytes(key));
+  return rows_->Modify(spec_, change_, lookup_).status.ok();
 }
 
 bool RedisStrings::ExpiryOf(int64_t at_ms, int64_t* expires) {
@@ -366,13 +415,16 @@ void RedisStrings::MSet(const std::vector<std::string_view>& argv, bool nx) {
     if (!Read(argv[i], &item)) return;
     if (nx && item.live()) return w_->Integer(0);
   }
-  for (size_t i = 1; i < argv.size(); i += 2) {
-    if (!Read(argv[i], &item)) return;
+  BeginAll();
+  bool written = true;
+  for (size_t i = 1; i < argv.size() && written; i += 2) {
+    written = Read(argv[i], &item);
     item.value.assign(argv[i + 1]);
     item.flags = 0;
     item.expires = 0;
-    if (!Write(argv[i], &item)) return;
+    written = written && Write(argv[i], &item);
   }
+  if (!EndAll(!written)) return;  // (answered with the error)
   if (nx) return w_->Integer(1);
   w_->Ok();
 }
@@ -470,13 +522,15 @@ void RedisStrings::Del(const std::vector<std::string_view>& argv) {
   for (size_t i = 1; i < argv.size(); ++i)
     if (!Read(argv[i], &item)) return;
   int64_t deleted = 0;
-  for (size_t i = 1; i < argv.size(); ++i) {
-    if (!Read(argv[i], &item)) return;
-    if (!item.has_row()) continue;
-    if (!Delete(argv[i])) return;
+  BeginAll();
+  bool done = true;
+  for (size_t i = 1; i < argv.size() && done; ++i) {
+    done = Read(argv[i], &item);
+    if (!done || !item.has_row()) continue;
+    done = Delete(argv[i]);
     deleted += item.live();
   }
-  w_->Integer(deleted);
+  if (EndAll(!done)) w_->Integer(deleted);
 }
 
 // A key given twice counts twice, as in Redis.

@@ -52,6 +52,16 @@ class RedisStrings {
            uint64_t max_value, RedisReplyWriter* w, RedisKeyCounts* counts);
 
   // The container's live keys, and how many of them have an expiry (DBSIZE, INFO).
+  // A command of several rows (MSET, DEL, a MULTI's EXEC) is all or nothing: between
+  // BeginAll and EndAll each row it changes is recorded, and if a change failed (a
+  // storage error, a row another transaction holds) or `undo` says so, EndAll puts
+  // the rows changed back, so the command had no effect (the batch core runs it
+  // again after a lock). True if nothing was put back.
+  void BeginAll();
+  bool EndAll(bool undo);
+  // Whether a change failed since BeginAll (a command's own error does not count).
+  bool failed() const { return failed_; }
+
   // Deletes every row of the container (FLUSHDB), within rowsocket_max_rows_examined.
   EngineStatus DeleteAll(OpenIndex* lookup, uint64_t* deleted);
 
@@ -78,7 +88,16 @@ class RedisStrings {
   bool WriteExpiry(std::string_view key, int64_t expires);
   bool Delete(std::string_view key);
   bool Fail(const EngineStatus& status);
-  bool Failed(const RowResult& row) { return !row.status.ok() && Fail(row.status); }
+  bool Failed(const RowResult& row) {
+    if (row.status.ok()) return false;
+    failed_ = true;
+    Fail(row.status);
+    return true;
+  }
+  // Records the row of `key` as it is before a change (between BeginAll and EndAll).
+  bool Record(std::string_view key);
+  // Puts a recorded row back: its value, CAS, flags and expiry, or no row.
+  bool Restore(const std::string& key, const Item& before);
   bool Error(std::string_view text);
 
   void Get(std::string_view key, bool del);
@@ -124,6 +143,14 @@ class RedisStrings {
   std::vector<RowValue> values_;
   String scratch_;
   std::string text_;  // a value or number written
+  // The rows the running command of several rows changed, as they were before.
+  struct Recorded {
+    std::string key;
+    Item before;
+  };
+  bool recording_ = false;
+  bool failed_ = false;
+  std::vector<Recorded> recorded_;
 };
 
 }  // namespace rowsocket
