@@ -12,6 +12,7 @@ using Kind = EngineStatus::Kind;
 
 RequestCategory RedisCategoryOf(const RedisRequest& request) {
   if (request.info == nullptr) return RequestCategory::kInvalid;
+  if (request.queued) return RequestCategory::kOpen;  // runs with its EXEC
   if (request.info->id == RedisCommandId::kAuth || request.info->id == RedisCommandId::kHello)
     return RequestCategory::kAuth;
   switch (request.info->counts_as) {

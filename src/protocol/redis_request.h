@@ -17,20 +17,41 @@
 
 namespace rowsocket {
 
+// A command a MULTI queued, kept until its EXEC (its words copied: the input they
+// came in is gone by then).
+struct RedisQueued {
+  std::vector<std::string> words;
+  const RedisCommandInfo* info = nullptr;
+};
+
 struct RedisRequest : ParsedRequest {
   RedisCommand command;                  // argv points into the connection's input
   const RedisCommandInfo* info = nullptr;  // null: answered with `error` alone
   std::string error;                     // without `-` and CRLF
   bool close_after = false;              // a protocol error: the connection closes after it
+  bool queued = false;                   // queued by the connection's MULTI: +QUEUED
+  // EXEC: the commands its MULTI queued, in order; `exec_abort`: one of them was
+  // refused when queued (EXECABORT, nothing runs).
+  std::vector<RedisQueued> transaction;
+  bool exec_abort = false;
 
   void Clear() {
     command.Clear();
     info = nullptr;
     error.clear();
     close_after = false;
+    queued = false;
+    transaction.clear();
+    exec_abort = false;
   }
-  // Whether the command writes rows (the server's read/write split, read_only).
-  bool writes() const { return info != nullptr && info->rows == RedisRows::kWrite; }
+  // Whether the command writes rows (the server's read/write split, read_only); an
+  // EXEC, whether one of its commands does.
+  bool writes() const {
+    if (info == nullptr || queued) return false;
+    for (const RedisQueued& q : transaction)
+      if (q.info->rows == RedisRows::kWrite) return true;
+    return info->rows == RedisRows::kWrite;
+  }
 };
 
 // What a request counts as (its command table's counts_as; kInvalid without a

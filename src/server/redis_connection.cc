@@ -18,6 +18,7 @@
 
 #include "protocol/redis.h"
 #include "protocol/redis_commands.h"
+#include "protocol/redis_reply.h"
 #include "protocol/redis_request.h"
 #include "server/connection_protocol.h"
 
@@ -35,13 +36,26 @@ class RedisConnection : public ConnectionProtocol {
 
  private:
   RedisParser* ParserFor(uint32_t max_line_length);
+  // MULTI ... EXEC: what a command means inside a MULTI (false: it runs now).
+  bool InMulti(RedisRequest* r);
 
   // Reused across batches; on the heap, as an inline command's words point into its
   // own storage, which must not move when the slots grow.
   std::vector<std::unique_ptr<RedisRequest>> requests_;
   std::unique_ptr<RedisParser> parser_;
   uint32_t parser_max_line_ = 0;  // the max_line_length parser_ was made for
+  // A MULTI in progress: the commands queued so far and their bytes, and whether
+  // one was refused (its EXEC then aborts).
+  bool in_multi_ = false;
+  bool multi_refused_ = false;
+  std::vector<RedisQueued> queued_;
+  size_t queued_bytes_ = 0;
 };
+
+// What one MULTI may queue: commands and their bytes (as much as one connection's
+// input may hold while rowsocket_max_input_memory's default allows).
+constexpr size_t kMaxQueuedCommands = 100000;
+constexpr size_t kMaxQueuedBytes = 64u << 20;
 
 // The parser, made again for a new rowsocket_max_line_length between commands.
 RedisParser* RedisConnection::ParserFor(uint32_t max_line_length) {
@@ -108,6 +122,7 @@ void RedisConnection::Parse(ParseTurn* turn) {
     }
     const std::vector<std::string_view>& argv = r->command.argv;
     r->info = RedisFindCommand(argv.data(), argv.size(), &r->error);
+    if (InMulti(r)) continue;
     if (r->info == nullptr) continue;
     const RedisCommandId id = r->info->id;
     if (id == RedisCommandId::kQuit) {
@@ -124,6 +139,68 @@ void RedisConnection::Parse(ParseTurn* turn) {
     requests_[i]->category = RedisCategoryOf(*requests_[i]);
     turn->requests->push_back(requests_[i].get());
   }
+}
+
+// As Redis 7.0's processCommand and multi.c: inside a MULTI every command but EXEC,
+// DISCARD, MULTI, WATCH, QUIT and RESET is queued (+QUEUED), an unknown one or one of
+// the wrong arity is answered and makes the EXEC abort; outside, EXEC and DISCARD
+// are errors. AUTH and HELLO are not queued here (rowsocket runs logins at once).
+bool RedisConnection::InMulti(RedisRequest* r) {
+  using I = RedisCommandId;
+  if (r->info == nullptr) {
+    if (in_multi_) multi_refused_ = true;
+    return false;
+  }
+  const I id = r->info->id;
+  auto refuse = [r](std::string_view error) {
+    r->info = nullptr;
+    r->error = error;
+    return true;
+  };
+  if (!in_multi_) {
+    if (id == I::kMulti) in_multi_ = true;  // answered +OK
+    if (id == I::kExec) return refuse(kRedisErrExecWithoutMulti);
+    if (id == I::kDiscard) return refuse(kRedisErrDiscardWithoutMulti);
+    return false;
+  }
+  switch (id) {
+    case I::kMulti: return refuse(kRedisErrNestedMulti);
+    case I::kWatch: return refuse(kRedisErrWatchInMulti);
+    case I::kAuth:
+    case I::kHello:
+      multi_refused_ = true;
+      return refuse("ERR rowsocket: AUTH and HELLO are not served inside MULTI");
+    case I::kDiscard:
+    case I::kReset:
+    case I::kQuit:
+      in_multi_ = multi_refused_ = false;
+      queued_.clear();
+      queued_bytes_ = 0;
+      return false;
+    case I::kExec:
+      in_multi_ = false;
+      r->transaction.swap(queued_);
+      r->exec_abort = multi_refused_;
+      multi_refused_ = false;
+      queued_.clear();
+      queued_bytes_ = 0;
+      return true;
+    default:
+      break;
+  }
+  size_t bytes = 0;
+  for (std::string_view word : r->command.argv) bytes += word.size() + sizeof(std::string);
+  if (queued_.size() >= kMaxQueuedCommands || queued_bytes_ + bytes > kMaxQueuedBytes) {
+    multi_refused_ = true;
+    return refuse("ERR rowsocket: the transaction is too large");
+  }
+  RedisQueued q;
+  q.info = r->info;
+  q.words.assign(r->command.argv.begin(), r->command.argv.end());
+  queued_.push_back(std::move(q));
+  queued_bytes_ += bytes;
+  r->queued = true;
+  return true;
 }
 
 std::unique_ptr<ConnectionProtocol> NewRedisConnection() {

@@ -432,6 +432,49 @@ def test_many_clients_writing_overlapping_keys(rs, r):
     assert r.dbsize() == 50 + 1 + 10
 
 
+def test_multi_exec_is_one_transaction(r, sql):
+    with r.pipeline(transaction=True) as p:
+        p.set("a", "1").incr("a").get("a").mset({"b": "2", "c": "3"}).delete("c")
+        assert p.execute() == [True, 2, b"2", True, 1]
+    assert sql.rows("SELECT k, v FROM rowsocket.kv ORDER BY k") == [(b"a", b"2"), (b"b", b"2")]
+    # A command's own error takes its place in the replies; the others are made.
+    with r.pipeline(transaction=True) as p:
+        p.set("t", "text").incr("t").set("d", "4")
+        replies = p.execute(raise_on_error=False)
+    assert replies[0] is True and isinstance(replies[1], redis.ResponseError) and replies[2] is True
+    assert r.get("d") == b"4"
+
+
+def test_a_failed_change_undoes_the_whole_exec(r, sql):
+    # rowsocket.kv's key column holds 250 bytes: a longer key is refused, a command's
+    # own error; a value too long for its column (on a container of VARBINARY(10)
+    # values) fails the change, and EXEC puts back what ran before it.
+    sql.execute("CREATE DATABASE IF NOT EXISTS redis_test")
+    sql.execute("CREATE TABLE redis_test.short_kv (k VARBINARY(64) PRIMARY KEY, "
+                "v VARBINARY(10) NOT NULL, cas BIGINT UNSIGNED NOT NULL DEFAULT 0, "
+                "flags INT UNSIGNED NOT NULL DEFAULT 0, expires INT UNSIGNED NOT NULL DEFAULT 0)")
+    sql.execute("INSERT INTO redis_test.short_kv (k, v) VALUES ('b', 'before')")
+    sql.execute("INSERT INTO rowsocket.containers (name, db_schema, db_table, key_column, "
+                "value_columns, flags_column, cas_column, expires_column) VALUES "
+                "('default', 'redis_test', 'short_kv', 'k', 'v', 'flags', 'cas', 'expires')")
+    try:
+        wait_for(lambda: r.get("b") == b"before")
+        with r.pipeline(transaction=True) as p:
+            p.set("a", "fits").delete("b").set("c", "far too long for it").set("d", "x")
+            with pytest.raises(redis.ResponseError, match="too long for its column"):
+                p.execute()
+        assert sql.rows("SELECT k, v FROM redis_test.short_kv ORDER BY k") == [(b"b", b"before")]
+    finally:
+        sql.execute("DELETE FROM rowsocket.containers WHERE name = 'default'")
+        sql.execute("DROP DATABASE redis_test")
+    time.sleep(1.5)  # every worker reads the mapping again after a second at most
+
+
+def test_watch_answers_a_clear_error(r):
+    with pytest.raises(redis.ResponseError, match="'watch' is not served"):
+        r.execute_command("WATCH", "a")
+
+
 def test_redis_cli(rs, clean, sql):
     cli = ["redis-cli", "-h", "127.0.0.1", "-p", str(rs.port)]
     assert subprocess.run(cli + ["SET", "cli", "hello world"], capture_output=True,
@@ -612,6 +655,12 @@ SEQUENCES = [
      ["HELLO", "1"], ["HELLO", "x"], ["HELLO", "3", "AUTH", "a"], ["CONFIG", "GET", "databases"],
      ["CONFIG", "GET", "maxmemory"], ["CONFIG", "GET", "nosuch*"], ["COMMAND", "INFO", "get", "nosuch"],
      ["DBSIZE"]],
+    [["EXEC"], ["DISCARD"], ["MULTI"], ["SET", "a", "1"], ["INCR", "a"], ["SET", "t", "x"],
+     ["INCR", "t"], ["MGET", "a", "t", "none"], ["PING"], ["MULTI"], ["EXEC"], ["GET", "a"],
+     ["MULTI"], ["SET", "a", "2"], ["DISCARD"], ["GET", "a"], ["MULTI"], ["SET", "a", "3"],
+     ["NOSUCH"], ["GET"], ["EXEC"], ["GET", "a"], ["MULTI"], ["EXEC"], ["UNWATCH"],
+     ["MULTI"], ["MSET", "a", "1", "b"], ["EXEC"], ["MULTI"], ["DEL", "a"], ["EXISTS", "a"],
+     ["SET", "a", "5", "EX", "100"], ["TTL", "a"], ["EXEC"]],
 ]
 
 

@@ -40,11 +40,16 @@ bool Served(I id) {
     case I::kHget: case I::kHmget: case I::kHgetall: case I::kHset: case I::kHsetnx:
     case I::kHincrby: case I::kHincrbyfloat: case I::kHexists: case I::kHlen: case I::kHkeys:
     case I::kHvals: case I::kHstrlen: case I::kHdel:
-    case I::kMulti: case I::kExec: case I::kDiscard: case I::kWatch: case I::kUnwatch:
+    case I::kWatch:
       return false;
     default:
       return true;
   }
+}
+
+// Whether a served command reads or changes the container's rows (INFO counts them).
+bool TouchesRows(const RedisCommandInfo& info) {
+  return Served(info.id) && (info.rows != RedisRows::kNone || info.id == I::kInfo);
 }
 
 bool LogsIn(const RedisRequest& r) {
@@ -79,10 +84,11 @@ ItemTraits RedisHandler::Traits(const BatchItem& item) const {
   const RedisRequest& r = RedisRequestOf(item);
   ItemTraits t;
   t.locking_read = false;
-  if (r.info == nullptr) return t;
+  if (r.info == nullptr || r.queued) return t;
   const I id = r.info->id;
-  t.touches_rows = Served(id) && (r.info->rows != RedisRows::kNone || id == I::kInfo);
-  t.writes = t.touches_rows && r.info->rows == RedisRows::kWrite;
+  t.touches_rows = TouchesRows(*r.info);
+  for (const RedisQueued& q : r.transaction) t.touches_rows |= TouchesRows(*q.info);
+  t.writes = t.touches_rows && r.writes();
   if (t.touches_rows)
     t.sync_wait = t.writes ? WSREP_SYNC_WAIT_BEFORE_UPDATE_DELETE |
                                  WSREP_SYNC_WAIT_BEFORE_INSERT_REPLACE
@@ -124,8 +130,13 @@ Prepared RedisHandler::Prepare(const BatchItem& item, size_t i) {
   SessionState(item);
   Prepared p;
   p.answered = true;
-  if (r.info == nullptr) return p;
+  if (r.info == nullptr || r.queued) return p;
   const I id = r.info->id;
+  if (id == I::kExec) {
+    bool rows = false;
+    for (const RedisQueued& q : r.transaction) rows |= TouchesRows(*q.info);
+    return rows && !r.exec_abort ? PrepareRows(item, step) : p;
+  }
   if (!Served(id)) {
     step->error = "ERR rowsocket: '" + std::string(r.info->name) + "' is not served yet";
     return p;
@@ -198,11 +209,16 @@ Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
     wanted.grants = &binding->grants;
     wanted.db = binding->container.db;
     wanted.table = binding->container.table;
-    if (r.info->deletes) {
-      wanted.del = true;
-    } else if (writes) {
+    bool deletes = r.info->deletes, inserts = r.info->inserts, changes = writes && !deletes;
+    for (const RedisQueued& q : r.transaction) {
+      deletes |= q.info->deletes;
+      inserts |= q.info->inserts;
+      changes |= q.info->rows == RedisRows::kWrite && !q.info->deletes;
+    }
+    wanted.del = deletes;
+    if (changes) {
       wanted.update_columns = static_cast<uint32_t>(lookup.value->columns().size());
-      if (r.info->inserts) {
+      if (inserts) {
         wanted.insert_columns = static_cast<uint32_t>(insert.value->columns().size());
         wanted.insert_index = insert.value;
         wanted.insert_grants = &binding->insert->grants;
@@ -238,19 +254,57 @@ void RedisHandler::Answer(const BatchItem& item, const Step& step, const Prepare
       return w.Error(RedisStatusError(p.status));
     }
     if (!p.status.ok()) return w.Error(RedisStatusError(p.status));
+    if (r.info != nullptr && r.info->id == I::kExec) return Exec(item, step, p);
     return AnswerConnection(item, p);
   }
   if (engine_->Killed()) return w.Error(RedisStatusError(EngineStatus::Killed()));
   if (r.writes()) engine_->thd()->set_time();
-  if (r.info->id == I::kInfo) return Info(item, p.index, &w);
-  if (r.info->id == I::kFlushdb) return FlushDb(item, p.index, &w);
+  if (r.info->id == I::kExec) return Exec(item, step, p);
+  RunRows(item, *r.info, r.command.argv, step, p, &w);
+}
+
+// A command on the rows, its reply to `w`.
+void RedisHandler::RunRows(const BatchItem& item, const RedisCommandInfo& info,
+                           const std::vector<std::string_view>& argv, const Step& step,
+                           const Prepared& p, RedisReplyWriter* w) {
+  if (info.id == I::kInfo) return Info(item, argv, p.index, w);
+  if (info.id == I::kFlushdb) return FlushDb(item, argv, p.index, w);
   RedisKeyCounts counts;
   const uint64_t max_value =
       engine_->options().tunables->max_line_length.load(std::memory_order_relaxed);
-  strings_.Run(*r.info, r.command.argv, state->container.container, p.index, step.insert,
-               max_value, &w, &counts);
+  strings_.Run(info, argv, SessionState(item)->container.container, p.index, step.insert,
+               max_value, w, &counts);
   if (counts.hits) shared_->keyspace_hits.fetch_add(counts.hits, std::memory_order_relaxed);
   if (counts.misses) shared_->keyspace_misses.fetch_add(counts.misses, std::memory_order_relaxed);
+}
+
+// EXEC: the commands its MULTI queued, run in order inside the batch's transaction,
+// their replies in one array, each command's own error in its place as in Redis.
+// All or nothing: a change that fails (a storage error, a row another transaction
+// holds) puts back what the commands before it changed, and EXEC answers the error.
+void RedisHandler::Exec(const BatchItem& item, const Step& step, const Prepared& p) {
+  const RedisRequest& r = RedisRequestOf(item);
+  RedisReplyWriter w(item.out, SessionState(item)->resp);
+  if (r.exec_abort) return w.Error(kRedisErrExecAbort);
+  const size_t mark = item.out->size();
+  w.ArrayHeader(r.transaction.size());
+  const bool rows = !p.answered;
+  if (rows) strings_.BeginAll();
+  std::vector<std::string_view> argv;
+  for (const RedisQueued& q : r.transaction) {
+    argv.assign(q.words.begin(), q.words.end());
+    if (!Served(q.info->id))
+      w.Error("ERR rowsocket: '" + std::string(q.info->name) + "' is not served yet");
+    else if (TouchesRows(*q.info))
+      RunRows(item, *q.info, argv, step, p, &w);
+    else
+      AnswerCommand(item, *q.info, argv, &w);
+    if (rows && strings_.failed()) break;
+  }
+  if (rows && !strings_.EndAll(false)) {
+    item.out->resize(mark);
+    w.Error(strings_.failure());
+  }
 }
 
 void RedisHandler::AnswerFailure(const BatchItem& item, const EngineStatus& status) {
@@ -281,8 +335,8 @@ bool RedisHandler::CopyRowKey(const BatchItem& item, size_t, const Prepared& p, 
 
 // FLUSHDB [ASYNC|SYNC]: deletes every row of the default container, where
 // rowsocket_memcached_flush allows memcached's flush_all to (logged).
-void RedisHandler::FlushDb(const BatchItem& item, OpenIndex* lookup, RedisReplyWriter* w) {
-  const std::vector<std::string_view>& argv = RedisRequestOf(item).command.argv;
+void RedisHandler::FlushDb(const BatchItem& item, const std::vector<std::string_view>& argv,
+                           OpenIndex* lookup, RedisReplyWriter* w) {
   if (argv.size() > 2) return w->Error(kRedisErrSyntax);
   if (argv.size() == 2) {
     std::string mode(argv[1]);
@@ -307,9 +361,18 @@ void RedisHandler::AnswerConnection(const BatchItem& item, const Prepared& p) {
   RedisSession* state = SessionState(item);
   RedisReplyWriter w(item.out, state->resp);
   if (r.info == nullptr) return w.Error(r.error.empty() ? "ERR rowsocket: no command" : r.error);
-  const std::vector<std::string_view>& argv = r.command.argv;
+  if (r.queued) return w.SimpleString("QUEUED");
+  if (r.info->id == I::kHello) return Hello(item, &w);
+  AnswerCommand(item, *r.info, r.command.argv, &w);
+}
+
+void RedisHandler::AnswerCommand(const BatchItem& item, const RedisCommandInfo& info,
+                                 const std::vector<std::string_view>& argv,
+                                 RedisReplyWriter* out) {
+  RedisSession* state = SessionState(item);
+  RedisReplyWriter& w = *out;
   EngineSession* session = SessionOf(item);
-  switch (r.info->id) {
+  switch (info.id) {
     case I::kPing:
       if (argv.size() > 2) return w.Error(RedisErrWrongArity("ping"));
       if (argv.size() == 2) return w.Bulk(argv[1]);
@@ -330,6 +393,10 @@ void RedisHandler::AnswerConnection(const BatchItem& item, const Prepared& p) {
       state->name.clear();
       if (session->account_logins) session->SetAccount(std::string());
       return RedisReplyWriter(item.out, state->resp).SimpleString("RESET");
+    case I::kMulti:
+    case I::kDiscard:
+    case I::kUnwatch:
+      return w.Ok();
     case I::kAuth:
       if (session->account_logins) return w.Ok();  // logged in in pass 1
       // No login is asked on this listener (rowsocket_redis_auth): as Redis's default
@@ -341,24 +408,22 @@ void RedisHandler::AnswerConnection(const BatchItem& item, const Prepared& p) {
             "Are you sure your configuration is correct?");
       if (argv[1] == "default") return w.Ok();
       return w.Error(kRedisErrWrongPass);
-    case I::kHello:
-      return Hello(item, p, &w);
     case I::kClientSetname: case I::kClientGetname: case I::kClientId: case I::kClientInfo:
     case I::kClientSetinfo:
-      return Client(item, &w);
+      return Client(item, info.id, argv, &w);
     case I::kCommand: case I::kCommandCount: case I::kCommandDocs: case I::kCommandInfo:
     case I::kCommandList:
       return Command(argv, &w);
     case I::kConfigGet:
       return ConfigGet(argv, &w);
     default:
-      return w.Error("ERR rowsocket: '" + std::string(r.info->name) + "' is not served yet");
+      return w.Error("ERR rowsocket: '" + std::string(info.name) + "' is not served yet");
   }
 }
 
 // HELLO's map (server, version, proto, id, mode, role, modules), in the version it
 // asked for; its login, if any, was made in pass 1.
-void RedisHandler::Hello(const BatchItem& item, const Prepared& p, RedisReplyWriter* w) {
+void RedisHandler::Hello(const BatchItem& item, RedisReplyWriter* w) {
   RedisSession* state = SessionState(item);
   EngineSession* session = SessionOf(item);
   RedisHello hello;
@@ -393,14 +458,12 @@ void RedisHandler::Hello(const BatchItem& item, const Prepared& p, RedisReplyWri
   out.Bulk("master");
   out.Bulk("modules");
   out.ArrayHeader(0);
-  (void)p;
 }
 
-void RedisHandler::Client(const BatchItem& item, RedisReplyWriter* w) {
-  const RedisRequest& r = RedisRequestOf(item);
-  const std::vector<std::string_view>& argv = r.command.argv;
+void RedisHandler::Client(const BatchItem& item, RedisCommandId id,
+                          const std::vector<std::string_view>& argv, RedisReplyWriter* w) {
   RedisSession* state = SessionState(item);
-  switch (r.info->id) {
+  switch (id) {
     case I::kClientSetname:
       if (!RedisValidClientName(argv[2]))
         return w->Error("ERR Client names cannot contain spaces, newlines or special characters.");

@@ -78,15 +78,25 @@ class RedisHandler : public ProtocolHandler {
   Prepared PrepareRows(const BatchItem& item, Step* step);
   EngineStatus LogIn(const BatchItem& item, std::string_view user, std::string_view password);
   void Answer(const BatchItem& item, const Step& step, const Prepared& p);
-  // Connection commands, answered without rows.
+  void RunRows(const BatchItem& item, const RedisCommandInfo& info,
+               const std::vector<std::string_view>& argv, const Step& step, const Prepared& p,
+               RedisReplyWriter* w);
+  void Exec(const BatchItem& item, const Step& step, const Prepared& p);
+  // Connection commands, answered without rows (AnswerCommand: one of them, also
+  // inside an EXEC).
   void AnswerConnection(const BatchItem& item, const Prepared& p);
-  void Hello(const BatchItem& item, const Prepared& p, RedisReplyWriter* w);
-  void Client(const BatchItem& item, RedisReplyWriter* w);
+  void AnswerCommand(const BatchItem& item, const RedisCommandInfo& info,
+                     const std::vector<std::string_view>& argv, RedisReplyWriter* w);
+  void Hello(const BatchItem& item, RedisReplyWriter* w);
+  void Client(const BatchItem& item, RedisCommandId id, const std::vector<std::string_view>& argv,
+              RedisReplyWriter* w);
   // redis_info.cc.
-  void Info(const BatchItem& item, OpenIndex* lookup, RedisReplyWriter* w);
+  void Info(const BatchItem& item, const std::vector<std::string_view>& argv, OpenIndex* lookup,
+            RedisReplyWriter* w);
   void ConfigGet(const std::vector<std::string_view>& argv, RedisReplyWriter* w);
   void Command(const std::vector<std::string_view>& argv, RedisReplyWriter* w);
-  void FlushDb(const BatchItem& item, OpenIndex* lookup, RedisReplyWriter* w);
+  void FlushDb(const BatchItem& item, const std::vector<std::string_view>& argv,
+               OpenIndex* lookup, RedisReplyWriter* w);
 
   WorkerEngine* engine_;
   RedisShared* shared_;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <algorithm>
 #include <ctime>
 #include <string>
 #include <utility>
@@ -70,8 +71,8 @@ bool TopLevel(const RedisCommandInfo& info) {
 
 // INFO [section ...]: server, clients, stats and keyspace (the default, `all` and
 // `everything`); other sections are empty, as an unknown one is in Redis.
-void RedisHandler::Info(const BatchItem& item, OpenIndex* lookup, RedisReplyWriter* w) {
-  const std::vector<std::string_view>& argv = RedisRequestOf(item).command.argv;
+void RedisHandler::Info(const BatchItem& item, const std::vector<std::string_view>& argv,
+                        OpenIndex* lookup, RedisReplyWriter* w) {
   bool server = argv.size() == 1, clients = server, stats = server, keyspace = server;
   for (size_t i = 1; i < argv.size(); ++i) {
     const std::string s = Lower(argv[i]);

@@ -105,7 +105,7 @@ bool RedisStrings::Read(std::string_view key, Item* item) {
 // Writes `item` (value, a new CAS, flags and expiry) as the row of `key`: an update
 // of the row it was read from, or an insert.
 bool RedisStrings::Write(std::string_view key, Item* item) {
-  if (recording_ && !Record(key)) return false;
+  if (!all_marks_.empty() && !Record(key)) return false;
   if (cas_at_ >= 0) item->cas = KeyValue::NextCas();
   values_.clear();
   if (!item->has_row()) values_.push_back(RowValue::Bytes(key));
@@ -137,7 +137,7 @@ bool RedisStrings::Write(std::string_view key, Item* item) {
 // Writes the expiry column of the row of `key` alone (as memcached's touch: the
 // value, CAS and flags stay).
 bool RedisStrings::WriteExpiry(std::string_view key, int64_t expires) {
-  if (recording_ && !Record(key)) return false;
+  if (!all_marks_.empty() && !Record(key)) return false;
   change_.Clear();
   change_.kind = RowWrite::kUpdate;
   change_.columns.push_back(static_cast<uint32_t>(expires_at_));
@@ -151,7 +151,7 @@ bool RedisStrings::WriteExpiry(std::string_view key, int64_t expires) {
 bool RedisStrings::Delete(std::string_view key) {
   const EngineStatus refusal = lookup_->WriteRefusal(0);
   if (!refusal.ok()) return Fail(refusal);
-  if (recording_ && !Record(key)) return false;
+  if (!all_marks_.empty() && !Record(key)) return false;
   change_.Clear();
   change_.kind = RowWrite::kDelete;
   spec_.FindOne(RowValue::Bytes(key));
@@ -159,9 +159,11 @@ bool RedisStrings::Delete(std::string_view key) {
 }
 
 void RedisStrings::BeginAll() {
-  recorded_.clear();
-  recording_ = true;
-  failed_ = false;
+  if (all_marks_.empty()) {
+    recorded_.clear();
+    failed_ = false;
+  }
+  all_marks_.push_back(recorded_.size());
 }
 
 bool RedisStrings::Record(std::string_view key) {
@@ -174,14 +176,20 @@ bool RedisStrings::Record(std::string_view key) {
 
 // (The rows put back are locked by this transaction already: no change of them
 // can meet another's lock.)
+// A nested command (an MSET inside an EXEC) puts back its own rows when it fails;
+// a failed change puts back everything since the outermost BeginAll.
 bool RedisStrings::EndAll(bool undo) {
-  recording_ = false;
+  const size_t mark = all_marks_.back();
+  all_marks_.pop_back();
   const bool failed = undo || failed_;
   if (failed) {
-    for (size_t i = recorded_.size(); i-- > 0;) Restore(recorded_[i].key, recorded_[i].before);
+    for (size_t i = recorded_.size(); i-- > mark;) Restore(recorded_[i].key, recorded_[i].before);
+    recorded_.resize(mark);
   }
-  recorded_.clear();
-  failed_ = false;
+  if (all_marks_.empty()) {
+    recorded_.clear();
+    failed_ = false;
+  }
   return !failed;
 }
 

@@ -29,6 +29,7 @@
 #include "engine/rows/row_requests.h"
 #include "protocol/redis_commands.h"
 #include "protocol/redis_reply.h"
+#include "protocol/redis_request.h"
 
 namespace rowsocket {
 
@@ -59,8 +60,10 @@ class RedisStrings {
   // again after a lock). True if nothing was put back.
   void BeginAll();
   bool EndAll(bool undo);
-  // Whether a change failed since BeginAll (a command's own error does not count).
+  // Whether a change failed since BeginAll (a command's own error does not count),
+  // and that failure's error reply.
   bool failed() const { return failed_; }
+  const std::string& failure() const { return failure_; }
 
   // Deletes every row of the container (FLUSHDB), within rowsocket_max_rows_examined.
   EngineStatus DeleteAll(OpenIndex* lookup, uint64_t* deleted);
@@ -90,6 +93,7 @@ class RedisStrings {
   bool Fail(const EngineStatus& status);
   bool Failed(const RowResult& row) {
     if (row.status.ok()) return false;
+    if (!failed_) failure_ = RedisStatusError(row.status);
     failed_ = true;
     Fail(row.status);
     return true;
@@ -148,9 +152,10 @@ class RedisStrings {
     std::string key;
     Item before;
   };
-  bool recording_ = false;
   bool failed_ = false;
+  std::string failure_;
   std::vector<Recorded> recorded_;
+  std::vector<size_t> all_marks_;  // where each BeginAll's records start (nested: EXEC)
 };
 
 }  // namespace rowsocket

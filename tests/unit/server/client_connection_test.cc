@@ -413,6 +413,36 @@ TEST_F(ClientConnectionTest, a_redis_listener_frames_commands_into_redis_request
   EXPECT_TRUE(conn_->ending());
 }
 
+// MULTI queues the commands that follow (their words copied) until EXEC, which
+// carries them; a command refused while queuing makes the EXEC abort.
+TEST_F(ClientConnectionTest, a_redis_multi_queues_commands_for_its_exec) {
+  OpenListener("redis", WireProtocol::kRedis);
+  ASSERT_EQ(Feed("EXEC\r\nMULTI\r\nSET k v\r\nINCR n\r\nEXEC\r\nGET k\r\n"), 6u);
+  EXPECT_EQ(Redis(0)->info, nullptr);
+  EXPECT_EQ(Redis(0)->error, "ERR EXEC without MULTI");
+  EXPECT_EQ(Redis(1)->info->id, RedisCommandId::kMulti);
+  EXPECT_TRUE(Redis(2)->queued);
+  EXPECT_EQ(Redis(2)->category, RequestCategory::kOpen);
+  EXPECT_FALSE(Redis(2)->writes());
+  EXPECT_TRUE(Redis(3)->queued);
+  ASSERT_EQ(Redis(4)->info->id, RedisCommandId::kExec);
+  ASSERT_EQ(Redis(4)->transaction.size(), 2u);
+  EXPECT_EQ(Redis(4)->transaction[0].words, (std::vector<std::string>{"SET", "k", "v"}));
+  EXPECT_EQ(Redis(4)->transaction[1].info->id, RedisCommandId::kIncr);
+  EXPECT_FALSE(Redis(4)->exec_abort);
+  EXPECT_TRUE(Redis(4)->writes());
+  EXPECT_FALSE(Redis(5)->queued);
+  ASSERT_EQ(Feed("MULTI\r\nNOSUCH\r\nMULTI\r\nGET k\r\nEXEC\r\nMULTI\r\nDISCARD\r\nDISCARD\r\n"),
+            8u);
+  EXPECT_EQ(Redis(1)->info, nullptr);
+  EXPECT_EQ(Redis(2)->error, "ERR MULTI calls can not be nested");
+  EXPECT_TRUE(Redis(3)->queued);
+  EXPECT_TRUE(Redis(4)->exec_abort);
+  EXPECT_EQ(Redis(4)->transaction.size(), 1u);
+  EXPECT_EQ(Redis(6)->info->id, RedisCommandId::kDiscard);
+  EXPECT_EQ(Redis(7)->error, "ERR DISCARD without MULTI");
+}
+
 TEST_F(ClientConnectionTest, a_redis_quit_ends_the_connection) {
   OpenListener("redis", WireProtocol::kRedis);
   ASSERT_EQ(Feed("PING\r\nQUIT\r\nPING\r\n"), 2u);
