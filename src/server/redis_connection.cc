@@ -168,8 +168,9 @@ bool RedisConnection::InMulti(RedisRequest* r) {
     case I::kWatch: return refuse(kRedisErrWatchInMulti);
     case I::kAuth:
     case I::kHello:
+    case I::kFlushdb:
       multi_refused_ = true;
-      return refuse("ERR rowsocket: AUTH and HELLO are not served inside MULTI");
+      return refuse("ERR rowsocket: AUTH, HELLO and FLUSHDB are not served inside MULTI");
     case I::kDiscard:
     case I::kReset:
     case I::kQuit:

@@ -161,15 +161,26 @@ bool RedisStrings::Delete(std::string_view key) {
 void RedisStrings::BeginAll() {
   if (all_marks_.empty()) {
     recorded_.clear();
+    recorded_bytes_ = 0;
     failed_ = false;
   }
   all_marks_.push_back(recorded_.size());
 }
 
+// What a command of several rows may keep of the rows it changed (their bytes).
+constexpr size_t kMaxRecordedBytes = 64u << 20;
+
 bool RedisStrings::Record(std::string_view key) {
   Recorded r;
   r.key.assign(key);
   if (!Read(key, &r.before)) return false;
+  recorded_bytes_ += r.key.size() + r.before.value.size() + sizeof(Recorded);
+  if (recorded_bytes_ > kMaxRecordedBytes) {
+    // (Counted as a failed change: everything since the outermost BeginAll goes back.)
+    if (!failed_) failure_ = "ERR rowsocket: the command changes too much at once to be undone";
+    failed_ = true;
+    return Error(failure_);
+  }
   recorded_.push_back(std::move(r));
   return true;
 }

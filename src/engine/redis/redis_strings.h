@@ -155,6 +155,7 @@ class RedisStrings {
   bool failed_ = false;
   std::string failure_;
   std::vector<Recorded> recorded_;
+  size_t recorded_bytes_ = 0;
   std::vector<size_t> all_marks_;  // where each BeginAll's records start (nested: EXEC)
 };
 
