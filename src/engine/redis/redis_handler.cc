@@ -7,6 +7,7 @@
 #include "engine/memcached/container_map.h"
 #include "engine/memcached/containers.h"
 #include "protocol/redis.h"
+#include "protocol/redis_args.h"
 #include "util/log.h"
 
 namespace rowsocket {
@@ -35,7 +36,7 @@ class RedisModule : public ProtocolModule {
 // that says so (docs/REDIS.md).
 bool Served(I id) {
   switch (id) {
-    case I::kScan: case I::kClientList: case I::kConfigSet:
+    case I::kClientList: case I::kConfigSet:
     case I::kConfigResetstat:
     case I::kHget: case I::kHmget: case I::kHgetall: case I::kHset: case I::kHsetnx:
     case I::kHincrby: case I::kHincrbyfloat: case I::kHexists: case I::kHlen: case I::kHkeys:
@@ -196,9 +197,12 @@ Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
     if (!p.status.ok()) return p;
   }
   const bool writes = r.writes();
+  // (SCAN reads the keys through the insert index, whose first column is the key.)
+  bool scans = r.info->id == I::kScan;
+  for (const RedisQueued& q : r.transaction) scans |= q.info->id == I::kScan;
   const Opened<OpenIndex> lookup = engine_->OpenResolved(binding->lookup.get());
   const Opened<OpenIndex> insert =
-      lookup.ok() && writes ? engine_->OpenResolved(binding->insert.get()) : lookup;
+      lookup.ok() && (writes || scans) ? engine_->OpenResolved(binding->insert.get()) : lookup;
   if (!insert.ok()) {
     p.status = insert.error;
     return p;
@@ -229,7 +233,7 @@ Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
   }
   p.answered = false;
   p.index = lookup.value;
-  step->insert = writes ? insert.value : nullptr;
+  step->insert = writes || scans ? insert.value : nullptr;
   return p;
 }
 
@@ -269,6 +273,7 @@ void RedisHandler::RunRows(const BatchItem& item, const RedisCommandInfo& info,
                            const Prepared& p, RedisReplyWriter* w) {
   if (info.id == I::kInfo) return Info(item, argv, p.index, w);
   if (info.id == I::kFlushdb) return FlushDb(item, argv, p.index, w);
+  if (info.id == I::kScan) return Scan(item, argv, step, p, w);
   RedisKeyCounts counts;
   const uint64_t max_value =
       engine_->options().tunables->max_line_length.load(std::memory_order_relaxed);
@@ -331,6 +336,48 @@ bool RedisHandler::TouchesOneRow(const BatchItem& item, size_t i, const Prepared
 
 bool RedisHandler::CopyRowKey(const BatchItem& item, size_t, const Prepared& p, uchar* out) {
   return KvCopyRowKey(RedisRequestOf(item).command.argv[1], p.index, out);
+}
+
+uint64_t RedisCursors::Add(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint64_t cursor = ++last_;
+  keys_[cursor] = key;
+  order_.push_back(cursor);
+  while (order_.size() > kMaxCursors) {
+    keys_.erase(order_.front());
+    order_.pop_front();
+  }
+  return cursor;
+}
+
+bool RedisCursors::Find(uint64_t cursor, std::string* key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = keys_.find(cursor);
+  if (it == keys_.end()) return false;
+  *key = it->second;
+  return true;
+}
+
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]: the keys in key order, a
+// step at a time; a MATCH with a literal prefix reads only the keys that begin with
+// it (RedisStrings::Scan).
+void RedisHandler::Scan(const BatchItem& item, const std::vector<std::string_view>& argv,
+                        const Step& step, const Prepared& p, RedisReplyWriter* w) {
+  RedisScanOptions options;
+  const std::string error = RedisParseScan(argv.data(), argv.size(), &options);
+  if (!error.empty()) return w->Error(error);
+  std::string after, last;
+  const bool from_start = options.cursor == 0 || !shared_->cursors.Find(options.cursor, &after);
+  std::vector<std::string> keys;
+  bool done = true;
+  const EngineStatus status =
+      strings_.Scan(SessionState(item)->container.container, p.index, step.insert, from_start,
+                    after, options, &keys, &last, &done);
+  if (!status.ok()) return w->Error(RedisStatusError(status));
+  w->ArrayHeader(2);
+  w->Bulk(done ? "0" : std::to_string(shared_->cursors.Add(last)));
+  w->ArrayHeader(keys.size());
+  for (const std::string& key : keys) w->Bulk(key);
 }
 
 // FLUSHDB [ASYNC|SYNC]: deletes every row of the default container, where

@@ -14,6 +14,9 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,12 +34,33 @@ namespace rowsocket {
 // whose answers the tests compare with.
 constexpr std::string_view kRedisCompatibleVersion = "7.0.15";
 
-// What the Redis listener's workers share: client ids and INFO's counts.
+// SCAN's cursors: a cursor names the last key a step examined, kept here for any
+// connection of the listener to go on from, the newest kMaxCursors of them (an
+// older or unknown cursor starts again from the first key: a key may then be
+// returned twice, which Redis allows, never missed). Any thread.
+class RedisCursors {
+ public:
+  static constexpr size_t kMaxCursors = 16384;
+  // A new cursor for `key` (never 0).
+  uint64_t Add(const std::string& key);
+  // The key of `cursor`; false if it is unknown.
+  bool Find(uint64_t cursor, std::string* key);
+
+ private:
+  std::mutex mutex_;
+  uint64_t last_ = 0;
+  std::unordered_map<uint64_t, std::string> keys_;
+  std::deque<uint64_t> order_;
+};
+
+// What the Redis listener's workers share: client ids, SCAN's cursors and INFO's
+// counts.
 struct RedisShared {
   std::atomic<uint64_t> next_client_id{0};
   std::atomic<uint64_t> commands{0};
   std::atomic<uint64_t> keyspace_hits{0};
   std::atomic<uint64_t> keyspace_misses{0};
+  RedisCursors cursors;
 };
 
 // The Redis command an item of this protocol carries (Speaks(item) holds).
@@ -95,6 +119,8 @@ class RedisHandler : public ProtocolHandler {
             RedisReplyWriter* w);
   void ConfigGet(const std::vector<std::string_view>& argv, RedisReplyWriter* w);
   void Command(const std::vector<std::string_view>& argv, RedisReplyWriter* w);
+  void Scan(const BatchItem& item, const std::vector<std::string_view>& argv, const Step& step,
+            const Prepared& p, RedisReplyWriter* w);
   void FlushDb(const BatchItem& item, const std::vector<std::string_view>& argv,
                OpenIndex* lookup, RedisReplyWriter* w);
 

@@ -5,6 +5,8 @@
 #include "engine/redis/redis_strings.h"
 
 #include <chrono>
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -27,6 +29,9 @@ int64_t NowMs() {
 // The index columns of a write of the first `n` (a bit by column, see
 // OpenIndex::WriteRefusal).
 uint64_t FirstColumns(size_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
+
+// The most rows one SCAN step examines, whatever its COUNT.
+constexpr uint64_t kMaxScanCount = 10000;
 
 // What a bulk string's reply adds to its bytes, at most (`$<length>` and two CRLFs).
 constexpr uint64_t kBulkHeader = 16;
@@ -653,6 +658,56 @@ EngineStatus RedisStrings::DeleteAll(OpenIndex* lookup, uint64_t* deleted) {
   const RowResult row = rows_->Modify(spec_, change_, lookup);
   *deleted = row.rows_changed;
   return row.status;
+}
+
+EngineStatus RedisStrings::Scan(const KvContainer& container, OpenIndex* lookup,
+                                OpenIndex* keys_index, bool from_start, const std::string& after,
+                                const RedisScanOptions& options, std::vector<std::string>* keys,
+                                std::string* last, bool* done) {
+  Begin(container, lookup, nullptr);
+  keys->clear();
+  *done = true;
+  // The pattern's literal prefix, up to its first special character.
+  std::string_view prefix;
+  if (options.has_match)
+    prefix = options.match.substr(0, options.match.find_first_of("*?[\\"));
+  const bool strings = !options.has_type || SameWord(options.type, "string");
+  spec_.Clear();
+  if (!from_start && after >= prefix) {
+    spec_.op = ScanOp::kGt;
+    spec_.key.push_back(RowValue::Bytes(after));
+  } else {
+    spec_.op = ScanOp::kGe;
+    spec_.key.push_back(RowValue::Bytes(prefix));
+  }
+  // COUNT is a hint (Redis's too): a step examines at most kMaxScanCount rows.
+  const uint64_t count = std::min<uint64_t>(static_cast<uint64_t>(options.count), kMaxScanCount);
+  spec_.limit = static_cast<uint32_t>(count);
+  // The insert index's columns: the key, the value, then CAS, flags and expiry.
+  const std::vector<Field*>& columns = keys_index->columns();
+  Field* expires = expires_at_ < 0 ? nullptr : columns[static_cast<size_t>(expires_at_) + 1];
+  uint64_t examined = 0;
+  bool past_prefix = false;
+  std::string key;
+  const RowResult row = rows_->Read(spec_, keys_index, [&](size_t) {
+    key.clear();
+    AppendFieldText(columns[0], &scratch_, &key);
+    if (key.compare(0, prefix.size(), prefix) != 0) {
+      past_prefix = true;
+      return EngineStatus::TooManyRows();  // (ends the scan; no error)
+    }
+    ++examined;
+    last->swap(key);
+    const int64_t at = expires == nullptr ? 0 : FieldNumber<int64_t>(expires, &scratch_);
+    if ((at != 0 && at * 1000 <= now_ms_) || !strings) return EngineStatus::OK();
+    if (options.has_match && !RedisGlobMatch(options.match, *last, false)) return EngineStatus::OK();
+    keys->push_back(*last);
+    return EngineStatus::OK();
+  });
+  if (past_prefix) return EngineStatus::OK();
+  if (!row.status.ok()) return row.status;
+  *done = examined < count;
+  return EngineStatus::OK();
 }
 
 // Every row of the key index, from its first key, within rowsocket_max_rows_examined.

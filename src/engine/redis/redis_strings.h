@@ -27,6 +27,7 @@
 #include "engine/core/open_index.h"
 #include "engine/memcached/key_value.h"
 #include "engine/rows/row_requests.h"
+#include "protocol/redis_args.h"
 #include "protocol/redis_commands.h"
 #include "protocol/redis_reply.h"
 #include "protocol/redis_request.h"
@@ -64,6 +65,16 @@ class RedisStrings {
   // and that failure's error reply.
   bool failed() const { return failed_; }
   const std::string& failure() const { return failure_; }
+
+  // One step of SCAN: at most `count` rows of `keys_index` (an open index whose first
+  // column is the key column, on the key index: the insert index) in key order, from
+  // the key after `*after` (from the first when `from_start`); with a MATCH of a
+  // literal prefix, from that prefix and only while keys begin with it. The live keys
+  // that match go to *keys; *last is the last key examined, and *done says the
+  // index's end (or the prefix's) was reached.
+  EngineStatus Scan(const KvContainer& container, OpenIndex* lookup, OpenIndex* keys_index,
+                    bool from_start, const std::string& after, const RedisScanOptions& options,
+                    std::vector<std::string>* keys, std::string* last, bool* done);
 
   // Deletes every row of the container (FLUSHDB), within rowsocket_max_rows_examined.
   EngineStatus DeleteAll(OpenIndex* lookup, uint64_t* deleted);
