@@ -668,8 +668,10 @@ EngineStatus RedisStrings::Scan(const KvContainer& container, OpenIndex* lookup,
   keys->clear();
   *done = true;
   // The pattern's literal prefix, up to its first special character.
+  // (Only a binary key column orders keys by their bytes, so that the keys that begin
+  // with the prefix are the ones from it on until the first that does not.)
   std::string_view prefix;
-  if (options.has_match)
+  if (options.has_match && key_column_->charset() == &my_charset_bin)
     prefix = options.match.substr(0, options.match.find_first_of("*?[\\"));
   const bool strings = !options.has_type || SameWord(options.type, "string");
   spec_.Clear();
