@@ -5,6 +5,7 @@ reference cases of the protocol layer (tests/unit/protocol/data/, what redis-ser
 answered), replayed against rowsocket.
 """
 
+import contextlib
 import fnmatch
 import os
 import socket
@@ -359,9 +360,10 @@ def wait_for(condition, seconds=10):
         time.sleep(0.05)
 
 
-def test_a_command_of_several_rows_is_all_or_nothing(r, sql):
-    # A default container whose value column holds 10 bytes: the second write of an
-    # MSET fails, and the first is put back.
+@contextlib.contextmanager
+def short_value_container(r, sql):
+    """The default container mapped to a table whose value column holds 10 bytes (and
+    a row b = 'before'), for as long as the block runs; then rowsocket.kv again."""
     sql.execute("CREATE DATABASE IF NOT EXISTS redis_test")
     sql.execute("CREATE TABLE redis_test.short_kv (k VARBINARY(64) PRIMARY KEY, "
                 "v VARBINARY(10) NOT NULL, cas BIGINT UNSIGNED NOT NULL DEFAULT 0, "
@@ -372,6 +374,19 @@ def test_a_command_of_several_rows_is_all_or_nothing(r, sql):
                 "('default', 'redis_test', 'short_kv', 'k', 'v', 'flags', 'cas', 'expires')")
     try:
         wait_for(lambda: r.get("b") == b"before")  # (the mapping is read again each second)
+        yield
+    finally:
+        sql.execute("DELETE FROM rowsocket.containers WHERE name = 'default'")
+        sql.execute("DROP DATABASE redis_test")
+    # Every worker reads the mapping again a second after it last read it at most.
+    time.sleep(1.5)
+    assert r.set("back", "on rowsocket.kv")
+    assert sql.value("SELECT v FROM rowsocket.kv WHERE k = 'back'") == b"on rowsocket.kv"
+
+
+def test_a_command_of_several_rows_is_all_or_nothing(r, sql):
+    # The second write of an MSET fails, and the first is put back.
+    with short_value_container(r, sql):
         with pytest.raises(redis.ResponseError, match="too long for its column"):
             r.mset({"a": "fits", "b": "fits too", "c": "far too long for it"})
         assert sql.rows("SELECT k, v FROM redis_test.short_kv ORDER BY k") == [(b"b", b"before")]
@@ -380,13 +395,6 @@ def test_a_command_of_several_rows_is_all_or_nothing(r, sql):
         assert r.get("b") == b"before"
         assert r.mset({"a": "fits", "b": "fits too"}) is True
         assert r.delete("a", "b", "none") == 2
-    finally:
-        sql.execute("DELETE FROM rowsocket.containers WHERE name = 'default'")
-        sql.execute("DROP DATABASE redis_test")
-    # Every worker reads the mapping again a second after it last read it at most.
-    time.sleep(1.5)
-    assert r.set("back", "on rowsocket.kv")
-    assert sql.value("SELECT v FROM rowsocket.kv WHERE k = 'back'") == b"on rowsocket.kv"
 
 
 def test_flushdb_is_gated_as_flush_all(r, sql):
@@ -447,28 +455,14 @@ def test_multi_exec_is_one_transaction(r, sql):
 
 
 def test_a_failed_change_undoes_the_whole_exec(r, sql):
-    # rowsocket.kv's key column holds 250 bytes: a longer key is refused, a command's
-    # own error; a value too long for its column (on a container of VARBINARY(10)
-    # values) fails the change, and EXEC puts back what ran before it.
-    sql.execute("CREATE DATABASE IF NOT EXISTS redis_test")
-    sql.execute("CREATE TABLE redis_test.short_kv (k VARBINARY(64) PRIMARY KEY, "
-                "v VARBINARY(10) NOT NULL, cas BIGINT UNSIGNED NOT NULL DEFAULT 0, "
-                "flags INT UNSIGNED NOT NULL DEFAULT 0, expires INT UNSIGNED NOT NULL DEFAULT 0)")
-    sql.execute("INSERT INTO redis_test.short_kv (k, v) VALUES ('b', 'before')")
-    sql.execute("INSERT INTO rowsocket.containers (name, db_schema, db_table, key_column, "
-                "value_columns, flags_column, cas_column, expires_column) VALUES "
-                "('default', 'redis_test', 'short_kv', 'k', 'v', 'flags', 'cas', 'expires')")
-    try:
-        wait_for(lambda: r.get("b") == b"before")
+    # A value too long for its column fails the change, and EXEC puts back what ran
+    # before it.
+    with short_value_container(r, sql):
         with r.pipeline(transaction=True) as p:
             p.set("a", "fits").delete("b").set("c", "far too long for it").set("d", "x")
             with pytest.raises(redis.ResponseError, match="too long for its column"):
                 p.execute()
         assert sql.rows("SELECT k, v FROM redis_test.short_kv ORDER BY k") == [(b"b", b"before")]
-    finally:
-        sql.execute("DELETE FROM rowsocket.containers WHERE name = 'default'")
-        sql.execute("DROP DATABASE redis_test")
-    time.sleep(1.5)  # every worker reads the mapping again after a second at most
 
 
 def test_scan_visits_every_key_once_in_key_order(rs, r, sql):
