@@ -95,8 +95,9 @@ void RedisStrings::ItemOfRow(Item* item) {
                                                                       : Found::kPresent;
 }
 
-// Reads the row of `key` (in a write, with its row lock); false (answered) on an error.
-bool RedisStrings::Read(std::string_view key, Item* item) {
+// Reads the row of `key` (in a write, with its row lock); false on an error, which
+// is answered unless `quiet`.
+bool RedisStrings::Read(std::string_view key, Item* item, bool quiet) {
   item->found = Found::kMissing;
   if (!HoldsExactly(key_column_, key, &scratch_)) return true;
   spec_.FindOne(RowValue::Bytes(key));
@@ -104,7 +105,13 @@ bool RedisStrings::Read(std::string_view key, Item* item) {
     ItemOfRow(item);
     return EngineStatus::OK();
   });
-  return !Failed(row);
+  return quiet ? row.status.ok() : !Failed(row);
+}
+
+bool RedisStrings::FailChange(const EngineStatus& status) {
+  if (!failed_) failure_ = RedisStatusError(status);
+  failed_ = true;
+  return Fail(status);
 }
 
 // Writes `item` (value, a new CAS, flags and expiry) as the row of `key`: an update
@@ -122,8 +129,8 @@ bool RedisStrings::Write(std::string_view key, Item* item) {
     const EngineStatus refusal = insert_->WriteRefusal(FirstColumns(values_.size()));
     if (!refusal.ok()) return Fail(refusal);
     const RowResult row = rows_->Insert(values_, insert_);
-    if (row.engine_error == HA_ERR_FOUND_DUPP_KEY)
-      return Fail(EngineStatus::Conflict(HA_ERR_FOUND_DUPP_KEY));
+    if (row.engine_error == HA_ERR_FOUND_DUPP_KEY)  // another made the row meanwhile
+      return FailChange(EngineStatus::Conflict(HA_ERR_FOUND_DUPP_KEY));
     if (Failed(row)) return false;
     item->found = Found::kPresent;
     return true;
@@ -178,7 +185,7 @@ constexpr size_t kMaxRecordedBytes = 64u << 20;
 bool RedisStrings::Record(std::string_view key) {
   Recorded r;
   r.key.assign(key);
-  if (!Read(key, &r.before)) return false;
+  if (!Read(key, &r.before, false)) return false;
   recorded_bytes_ += r.key.size() + r.before.value.size() + sizeof(Recorded);
   if (recorded_bytes_ > kMaxRecordedBytes) {
     // (Counted as a failed change: everything since the outermost BeginAll goes back.)
@@ -209,10 +216,17 @@ bool RedisStrings::EndAll(bool undo) {
   return !failed;
 }
 
+// Quietly: the command's answer is its failure's.
 bool RedisStrings::Restore(const std::string& key, const Item& before) {
   Item now;
-  if (!Read(key, &now)) return false;
-  if (!before.has_row()) return !now.has_row() || Delete(key);
+  if (!Read(key, &now, true)) return false;
+  if (!before.has_row() && !now.has_row()) return true;
+  spec_.FindOne(RowValue::Bytes(key));
+  change_.Clear();
+  if (!before.has_row()) {
+    change_.kind = RowWrite::kDelete;
+    return rows_->Modify(spec_, change_, lookup_).status.ok();
+  }
   values_.clear();
   if (!now.has_row()) values_.push_back(RowValue::Bytes(key));
   values_.push_back(RowValue::Bytes(before.value));
@@ -221,10 +235,8 @@ bool RedisStrings::Restore(const std::string& key, const Item& before) {
   if (expires_at_ >= 0)
     values_.push_back(RowValue::Unsigned(static_cast<uint64_t>(before.expires)));
   if (!now.has_row()) return rows_->Insert(values_, insert_).status.ok();
-  change_.Clear();
   change_.kind = RowWrite::kUpdate;
   change_.values = values_;
-  spec_.FindOne(RowValue::Bytes(key));
   return rows_->Modify(spec_, change_, lookup_).status.ok();
 }
 

@@ -96,19 +96,15 @@ class RedisStrings {
 
   void Begin(const KvContainer& container, OpenIndex* lookup, OpenIndex* insert);
   bool Check(const std::vector<std::string_view>& argv, const RedisCommandInfo& info);
-  bool Read(std::string_view key, Item* item);
+  bool Read(std::string_view key, Item* item, bool quiet = false);
   void ItemOfRow(Item* item);
   bool Write(std::string_view key, Item* item);
   bool WriteExpiry(std::string_view key, int64_t expires);
   bool Delete(std::string_view key);
   bool Fail(const EngineStatus& status);
-  bool Failed(const RowResult& row) {
-    if (row.status.ok()) return false;
-    if (!failed_) failure_ = RedisStatusError(row.status);
-    failed_ = true;
-    Fail(row.status);
-    return true;
-  }
+  // A change (or its find) that failed: answered, and recorded as failed (EndAll).
+  bool Failed(const RowResult& row) { return !row.status.ok() && !FailChange(row.status); }
+  bool FailChange(const EngineStatus& status);
   // Records the row of `key` as it is before a change (between BeginAll and EndAll).
   bool Record(std::string_view key);
   // Puts a recorded row back: its value, CAS, flags and expiry, or no row.
