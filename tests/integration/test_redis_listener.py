@@ -490,6 +490,35 @@ def test_scan_visits_every_key_once_in_key_order(rs, r, sql):
     assert r.scan(123456789, count=5)[1] == sorted(keys)[:5]
 
 
+def test_an_exec_that_meets_a_lock_waits_and_runs_once(rs, r, server, sql):
+    import threading
+    r.set("b", "old")
+    waits = lambda: int(sql.rows("SHOW GLOBAL STATUS LIKE 'Rowsocket_lock_waits'")[0][1])
+    waited_before = waits()
+    holder = Sql(server)
+    holder.execute("BEGIN")
+    holder.rows("SELECT v FROM rowsocket.kv WHERE k = 'b' FOR UPDATE")
+    replies = []
+
+    def exec_transaction():
+        c = redis.Redis(host="127.0.0.1", port=rs.port, socket_timeout=30)
+        with c.pipeline(transaction=True) as p:
+            p.incr("n").mset({"m1": "1", "m2": "2"}).set("b", "new").incr("n")
+            replies.append(p.execute())
+        c.close()
+
+    t = threading.Thread(target=exec_transaction)
+    t.start()
+    # The EXEC waits apart (its INCR and MSET put back), and nothing of it shows.
+    wait_for(lambda: waits() > waited_before)
+    assert r.get("n") is None and r.get("m1") is None
+    holder.execute("COMMIT")
+    holder.close()
+    t.join()
+    assert replies == [[1, True, True, 2]]
+    assert r.mget("n", "m1", "m2", "b") == [b"2", b"1", b"2", b"new"]
+
+
 def test_watch_answers_a_clear_error(r):
     with pytest.raises(redis.ResponseError, match="'watch' is not served"):
         r.execute_command("WATCH", "a")
