@@ -29,4 +29,4 @@ exec /usr/bin/python3 -m pytest -q -p no:cacheprovider \
   test_lifecycle.py test_errors.py test_pipeline.py test_safety.py test_modify.py \
   test_types.py test_write_concurrency.py test_observability.py test_modify_atomic.py \
   test_modify_moving_rows.py test_fuzz.py test_tls.py test_accounts.py test_memcached.py \
-  test_memcached_accounts.py test_galera.py "$@"
+  test_memcached_accounts.py test_redis_listener.py test_redis_accounts.py test_galera.py "$@"

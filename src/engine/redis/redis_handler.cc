@@ -88,7 +88,8 @@ ItemTraits RedisHandler::Traits(const BatchItem& item) const {
   if (r.info == nullptr || r.queued) return t;
   const I id = r.info->id;
   t.touches_rows = TouchesRows(*r.info);
-  for (const RedisQueued& q : r.transaction) t.touches_rows |= TouchesRows(*q.info);
+  if (!r.exec_abort)  // (an EXEC that aborts runs nothing)
+    for (const RedisQueued& q : r.transaction) t.touches_rows |= TouchesRows(*q.info);
   t.writes = t.touches_rows && r.writes();
   if (t.touches_rows)
     t.sync_wait = t.writes ? WSREP_SYNC_WAIT_BEFORE_UPDATE_DELETE |
