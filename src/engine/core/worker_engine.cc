@@ -145,10 +145,7 @@ EngineStatus WorkerEngine::RefreshGrants(EngineSession* session, OpenIndex* oi,
                                        const std::vector<Field*>& filters,
                                        IndexGrants* grants) {
   AccountLogin* login = &session->login;
-  if (!accounts_.Refresh(login, batch_start_ms_, kAccountMaxAgeMs)) {
-    session->SetAccount("");
-    return EngineStatus::Unauthenticated();
-  }
+  if (!RefreshLogin(session)) return EngineStatus::Unauthenticated();
   accounts_.Check(login, oi->table(), oi->key_number(), oi->columns(), filters, grants);
   return EngineStatus::OK();
 }
@@ -180,12 +177,15 @@ EngineStatus WorkerEngine::CheckAccess(EngineSession* session, const AccessWante
   return Refuse(session, refused, wanted.db, wanted.table);
 }
 
+bool WorkerEngine::RefreshLogin(EngineSession* session) {
+  if (accounts_.Refresh(&session->login, batch_start_ms_, kAccountMaxAgeMs)) return true;
+  session->SetAccount("");
+  return false;
+}
+
 EngineStatus WorkerEngine::CheckMaySeeTable(EngineSession* session, std::string_view db,
                                             std::string_view table) {
-  if (!accounts_.Refresh(&session->login, batch_start_ms_, kAccountMaxAgeMs)) {
-    session->SetAccount("");
-    return EngineStatus::Unauthenticated();
-  }
+  if (!RefreshLogin(session)) return EngineStatus::Unauthenticated();
   if (accounts_.MaySeeTable(&session->login, db, table)) return EngineStatus::OK();
   return Refuse(session, "access", db, table);
 }

@@ -113,6 +113,9 @@ class WorkerEngine {
                                 std::string_view table);
 
  private:
+  // The login's security context rebuilt once it is a second old; false (the login
+  // ends) when the account has been dropped meanwhile.
+  bool RefreshLogin(EngineSession* session);
   // A refusal of `what` (SELECT, INSERT, ...) on db.table: counted, logged, `denied`.
   EngineStatus Refuse(EngineSession* session, const char* what, std::string_view db,
                       std::string_view table);
