@@ -348,6 +348,10 @@ enum StatusIndex {
   kConnectionsWrite,
   kConnectionsMemcached,
   kConnectionsRedis,
+  kRedisConnectionsReceived,
+  kRedisConnectionsRejected,
+  kRedisBytesReceived,
+  kRedisBytesSent,
 #define ROWSOCKET_STATUS_INDEX(name, doc) k_##name,
   ROWSOCKET_STATS(ROWSOCKET_STATUS_INDEX)
 #undef ROWSOCKET_STATUS_INDEX
@@ -364,6 +368,14 @@ st_mysql_show_var g_status_array[] = {
     {"connections_memcached", reinterpret_cast<char*>(&g_status_values[kConnectionsMemcached]),
      SHOW_LONGLONG},
     {"connections_redis", reinterpret_cast<char*>(&g_status_values[kConnectionsRedis]),
+     SHOW_LONGLONG},
+    {"redis_connections_received",
+     reinterpret_cast<char*>(&g_status_values[kRedisConnectionsReceived]), SHOW_LONGLONG},
+    {"redis_connections_rejected",
+     reinterpret_cast<char*>(&g_status_values[kRedisConnectionsRejected]), SHOW_LONGLONG},
+    {"redis_bytes_received", reinterpret_cast<char*>(&g_status_values[kRedisBytesReceived]),
+     SHOW_LONGLONG},
+    {"redis_bytes_sent", reinterpret_cast<char*>(&g_status_values[kRedisBytesSent]),
      SHOW_LONGLONG},
 #define ROWSOCKET_STATUS_VAR(name, doc) \
   {#name, reinterpret_cast<char*>(&g_status_values[k_##name]), SHOW_LONGLONG},
@@ -383,6 +395,10 @@ int ShowStatus(MYSQL_THD, st_mysql_show_var* var, void*, struct system_status_va
   g_status_values[kConnectionsWrite] = static_cast<long long>(s.connections_write);
   g_status_values[kConnectionsMemcached] = static_cast<long long>(s.connections_memcached);
   g_status_values[kConnectionsRedis] = static_cast<long long>(s.connections_redis);
+  g_status_values[kRedisConnectionsReceived] = static_cast<long long>(s.redis_connections_received);
+  g_status_values[kRedisConnectionsRejected] = static_cast<long long>(s.redis_connections_rejected);
+  g_status_values[kRedisBytesReceived] = static_cast<long long>(s.redis_bytes_received);
+  g_status_values[kRedisBytesSent] = static_cast<long long>(s.redis_bytes_sent);
 #define ROWSOCKET_STATUS_FILL(name, doc) g_status_values[k_##name] = static_cast<long long>(s.name);
   ROWSOCKET_STATS(ROWSOCKET_STATUS_FILL)
 #undef ROWSOCKET_STATUS_FILL

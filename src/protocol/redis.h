@@ -102,6 +102,11 @@ class RedisParser {
 
   // Forgets a command in progress (a connection reused, or its input dropped).
   void Reset();
+  // Gives back what a large command left reserved (its arguments' offsets), for
+  // a connection gone quiet; a command in progress keeps it.
+  void Trim();
+  // Bytes the parser holds for a command in progress (its arguments' offsets).
+  size_t held_bytes() const { return spans_.capacity() * sizeof(spans_[0]); }
 
   const RedisLimits& limits() const { return limits_; }
 

@@ -199,6 +199,10 @@ RedisParseResult RedisParser::ParseInline(std::string_view input, RedisCommand* 
   return result;
 }
 
+void RedisParser::Trim() {
+  if (!in_multibulk_) std::vector<std::pair<size_t, size_t>>().swap(spans_);
+}
+
 RedisParseResult RedisParser::ParseMultibulk(std::string_view input, bool authenticated,
                                              RedisCommand* out) {
   // Guide: the count line, `*<n>\r\n`, unless a command is in progress.

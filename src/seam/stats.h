@@ -79,6 +79,14 @@ namespace rowsocket {
   X(memcached_names_cached,                                                        \
     "container names other than the mapping's own that the memcached workers "      \
     "remember now (other spellings, unknown names; at most 256 a worker)")          \
+  X(redis_commands_processed,                                                      \
+    "commands the Redis listener ran or answered (INFO's total_commands_processed)") \
+  X(redis_keyspace_hits, "keys Redis commands found (INFO's keyspace_hits)")        \
+  X(redis_keyspace_misses,                                                         \
+    "keys Redis commands looked for and did not find (INFO's keyspace_misses)")     \
+  X(redis_errors,                                                                  \
+    "Redis replies that were errors, protocol errors included (INFO's "             \
+    "total_error_replies)")                                                         \
   X(log_flush_wait_microseconds,                                                   \
     "summed over requests: how long answers of committed writes waited for the log flush")
 
@@ -118,6 +126,12 @@ struct StatsSnapshot {
   uint64_t connections_write = 0;  // open now, write listener
   uint64_t connections_memcached = 0;  // open now, memcached listener
   uint64_t connections_redis = 0;      // open now, Redis listener
+  // The Redis listener's workers' connections_total, connections_refused,
+  // bytes_received and bytes_sent (INFO's total_connections_received, ...).
+  uint64_t redis_connections_received = 0;
+  uint64_t redis_connections_rejected = 0;
+  uint64_t redis_bytes_received = 0;
+  uint64_t redis_bytes_sent = 0;
   uint64_t tls_connections = 0;    // open now over TLS, both listeners
   uint64_t latency[kRequestCategories][kLatencyBuckets] = {};
 

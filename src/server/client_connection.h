@@ -168,7 +168,7 @@ class ClientConnection {
   // thousands of idle connections cost little.
   void Trim();
   // Bytes the input buffer holds (for the listener's input budget).
-  size_t input_capacity() const { return in_.capacity(); }
+  size_t input_capacity() const { return in_.capacity() + protocol_->held_bytes(); }
 
   std::string* output() { return &out_; }
   // Answers not written yet, held ones included.

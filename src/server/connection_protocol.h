@@ -67,6 +67,9 @@ class ConnectionProtocol {
   // The connection has proved the listener's shared secret (any thread; a protocol
   // without one: never).
   virtual bool secret_accepted() const { return false; }
+  // Bytes of requests the protocol keeps between turns (a Redis MULTI's queued
+  // commands), charged to the listener's input budget with the connection's input.
+  virtual size_t held_bytes() const { return 0; }
 };
 
 // What a quiet connection's Trim keeps of its parsed-request slots: at most

@@ -32,12 +32,18 @@ constexpr std::string_view kRedisTooBigRequest = "ERR Protocol error: too big re
 class RedisConnection : public ConnectionProtocol {
  public:
   void Parse(ParseTurn* turn) override;
-  void Trim() override { TrimRequestSlots(&requests_); }
+  void Trim() override;
+  // A MULTI's queued commands, and the offsets of a command in progress (up to 16
+  // bytes for each 6 of input: a command of many empty words).
+  size_t held_bytes() const override {
+    return queued_bytes_ + (parser_ ? parser_->held_bytes() : 0);
+  }
 
  private:
   RedisParser* ParserFor(uint32_t max_line_length);
   // MULTI ... EXEC: what a command means inside a MULTI (false: it runs now).
-  bool InMulti(RedisRequest* r);
+  // `over_budget`: the listener's input is over rowsocket_max_input_memory.
+  bool InMulti(RedisRequest* r, bool over_budget);
 
   // Reused across batches; on the heap, as an inline command's words point into its
   // own storage, which must not move when the slots grow.
@@ -56,6 +62,24 @@ class RedisConnection : public ConnectionProtocol {
 // input may hold while rowsocket_max_input_memory's default allows).
 constexpr size_t kMaxQueuedCommands = 100000;
 constexpr size_t kMaxQueuedBytes = 64u << 20;
+
+// A quiet connection keeps a few small slots: a command of many words (a huge
+// MGET, a long inline line) leaves its words' vector and storage reserved in its
+// slot, and its offsets in the parser, which would otherwise stay with every
+// connection that ever sent one.
+void RedisConnection::Trim() {
+  constexpr size_t kKeptWords = 64, kKeptStorage = 4096;
+  TrimRequestSlots(&requests_);
+  for (std::unique_ptr<RedisRequest>& r : requests_) {
+    if (r->command.argv.capacity() > kKeptWords || r->command.storage.capacity() > kKeptStorage ||
+        r->transaction.capacity() > kKeptWords)
+      r = std::make_unique<RedisRequest>();
+    else
+      r->Clear();  // (an EXEC's copied words)
+  }
+  if (parser_) parser_->Trim();
+  if (!in_multi_) std::vector<RedisQueued>().swap(queued_);
+}
 
 // The parser, made again for a new rowsocket_max_line_length between commands.
 RedisParser* RedisConnection::ParserFor(uint32_t max_line_length) {
@@ -122,7 +146,7 @@ void RedisConnection::Parse(ParseTurn* turn) {
     }
     const std::vector<std::string_view>& argv = r->command.argv;
     r->info = RedisFindCommand(argv.data(), argv.size(), &r->error);
-    if (InMulti(r)) continue;
+    if (InMulti(r, over_budget)) continue;
     if (r->info == nullptr) continue;
     const RedisCommandId id = r->info->id;
     if (id == RedisCommandId::kQuit) {
@@ -145,7 +169,7 @@ void RedisConnection::Parse(ParseTurn* turn) {
 // DISCARD, MULTI, WATCH, QUIT and RESET is queued (+QUEUED), an unknown one or one of
 // the wrong arity is answered and makes the EXEC abort; outside, EXEC and DISCARD
 // are errors. AUTH and HELLO are not queued here (rowsocket runs logins at once).
-bool RedisConnection::InMulti(RedisRequest* r) {
+bool RedisConnection::InMulti(RedisRequest* r, bool over_budget) {
   using I = RedisCommandId;
   if (r->info == nullptr) {
     if (in_multi_) multi_refused_ = true;
@@ -191,7 +215,10 @@ bool RedisConnection::InMulti(RedisRequest* r) {
   }
   size_t bytes = 0;
   for (std::string_view word : r->command.argv) bytes += word.size() + sizeof(std::string);
-  if (queued_.size() >= kMaxQueuedCommands || queued_bytes_ + bytes > kMaxQueuedBytes) {
+  // (The queued bytes count in the listener's input budget: while it is spent, a
+  // MULTI queues nothing more.)
+  if (queued_.size() >= kMaxQueuedCommands || queued_bytes_ + bytes > kMaxQueuedBytes ||
+      over_budget) {
     multi_refused_ = true;
     return refuse("ERR rowsocket: the transaction is too large");
   }

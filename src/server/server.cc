@@ -120,6 +120,13 @@ StatsSnapshot Server::CollectStats() const {
     s.*(l->read_only() ? protocol.open_connections_read_only : protocol.open_connections) +=
         l->connections().open();
     s.tls_connections += l->tls_open();
+    if (l->protocol() == WireProtocol::kRedis) {
+      const StatsSnapshot redis = l->Figures(false).sums;
+      s.redis_connections_received += redis.connections_total;
+      s.redis_connections_rejected += redis.connections_refused;
+      s.redis_bytes_received += redis.bytes_received;
+      s.redis_bytes_sent += redis.bytes_sent;
+    }
   }
   return s;
 }

@@ -241,8 +241,10 @@ Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
 bool RedisHandler::Run(const BatchItem& item, size_t i, const Prepared& prepared) {
   RowRequests& rows = engine_->rows();
   const uint64_t locks_met = rows.locks_met();
+  const size_t mark = item.out->size();
   Answer(item, steps_[i], prepared);
-  shared_->commands.fetch_add(1, std::memory_order_relaxed);
+  engine_->stats()->redis_commands_processed.Add();
+  if (item.out->size() > mark && (*item.out)[mark] == '-') engine_->stats()->redis_errors.Add();
   return rows.locks_met() != locks_met;
 }
 
@@ -280,8 +282,8 @@ void RedisHandler::RunRows(const BatchItem& item, const RedisCommandInfo& info,
       engine_->options().tunables->max_line_length.load(std::memory_order_relaxed);
   strings_.Run(info, argv, SessionState(item)->container.container, p.index, step.insert,
                max_value, w, &counts);
-  if (counts.hits) shared_->keyspace_hits.fetch_add(counts.hits, std::memory_order_relaxed);
-  if (counts.misses) shared_->keyspace_misses.fetch_add(counts.misses, std::memory_order_relaxed);
+  engine_->stats()->redis_keyspace_hits.Add(counts.hits);
+  engine_->stats()->redis_keyspace_misses.Add(counts.misses);
 }
 
 // EXEC: the commands its MULTI queued, run in order inside the batch's transaction,
@@ -296,6 +298,10 @@ void RedisHandler::Exec(const BatchItem& item, const Step& step, const Prepared&
   w.ArrayHeader(r.transaction.size());
   const bool rows = !p.answered;
   if (rows) strings_.BeginAll();
+  // The replies together are held to rowsocket_max_answer_size, as one MGET's.
+  const uint64_t max_answer =
+      engine_->options().tunables->max_answer_size.load(std::memory_order_relaxed);
+  bool too_big = false;
   std::vector<std::string_view> argv;
   for (const RedisQueued& q : r.transaction) {
     argv.assign(q.words.begin(), q.words.end());
@@ -305,11 +311,13 @@ void RedisHandler::Exec(const BatchItem& item, const Step& step, const Prepared&
       RunRows(item, *q.info, argv, step, p, &w);
     else
       AnswerCommand(item, *q.info, argv, &w);
-    if (rows && strings_.failed()) break;
+    too_big = max_answer != 0 && item.out->size() - mark > max_answer;
+    if (too_big || (rows && strings_.failed())) break;
   }
-  if (rows && !strings_.EndAll(false)) {
+  const bool undone = rows && !strings_.EndAll(too_big);
+  if (too_big || undone) {
     item.out->resize(mark);
-    w.Error(strings_.failure());
+    w.Error(too_big ? RedisStatusError(EngineStatus::TooBig()) : strings_.failure());
   }
 }
 
@@ -319,6 +327,7 @@ void RedisHandler::AnswerFailure(const BatchItem& item, const EngineStatus& stat
     p.answered = true;
     return AnswerConnection(item, p);
   }
+  engine_->stats()->redis_errors.Add();
   RedisReplyWriter(item.out, SessionState(item)->resp).Error(RedisStatusError(status));
 }
 

@@ -53,13 +53,10 @@ class RedisCursors {
   std::deque<uint64_t> order_;
 };
 
-// What the Redis listener's workers share: client ids, SCAN's cursors and INFO's
-// counts.
+// What the Redis listener's workers share: client ids and SCAN's cursors. (INFO's
+// counts are each worker's Rowsocket_redis_* counters, WorkerStats.)
 struct RedisShared {
   std::atomic<uint64_t> next_client_id{0};
-  std::atomic<uint64_t> commands{0};
-  std::atomic<uint64_t> keyspace_hits{0};
-  std::atomic<uint64_t> keyspace_misses{0};
   RedisCursors cursors;
 };
 

@@ -117,12 +117,13 @@ void RedisHandler::Info(const BatchItem& item, const std::vector<std::string_vie
   if (stats) {
     section("Stats");
     Field(&text, "total_connections_received", f.sums.connections_total);
-    Field(&text, "total_commands_processed", shared_->commands.load(std::memory_order_relaxed));
+    Field(&text, "total_commands_processed", f.sums.redis_commands_processed);
     Field(&text, "total_net_input_bytes", f.sums.bytes_received);
     Field(&text, "total_net_output_bytes", f.sums.bytes_sent);
     Field(&text, "rejected_connections", f.sums.connections_refused);
-    Field(&text, "keyspace_hits", shared_->keyspace_hits.load(std::memory_order_relaxed));
-    Field(&text, "keyspace_misses", shared_->keyspace_misses.load(std::memory_order_relaxed));
+    Field(&text, "keyspace_hits", f.sums.redis_keyspace_hits);
+    Field(&text, "keyspace_misses", f.sums.redis_keyspace_misses);
+    Field(&text, "total_error_replies", f.sums.redis_errors);
     Field(&text, "rowsocket_batches", f.sums.batches);
     Field(&text, "rowsocket_commits", f.sums.commits);
   }
