@@ -56,6 +56,8 @@ def container(sql):
 def raw(redis_port, container, sql):
     sql.execute("DELETE FROM rowsocket.kv")
     conn = Resp(redis_port)
+    # Accepted (and counted) once it has been answered.
+    assert conn.command("PING") == b"+PONG\r\n"
     yield conn
     conn.close()
 
