@@ -200,6 +200,8 @@ Prepared EngineExecutor::PrepareOne(const BatchItem& item, size_t i) {
   Prepared prepared = step.handler->Prepare(item, i);
   if (prepared.answered || !traits.writes) return prepared;
   refused.status = engine_.RefusedByGalera(true, prepared.index);
+  for (const OpenIndex* oi : prepared.more)
+    if (refused.status.ok()) refused.status = engine_.RefusedByGalera(true, oi);
   return refused.status.ok() ? prepared : refused;
 }
 
@@ -240,6 +242,7 @@ EngineExecutor::GroupRun EngineExecutor::RunGroup(BatchItem* items, size_t begin
     if (!Member(i) || steps_[i].prepared.index == nullptr) continue;
     const ItemTraits& traits = steps_[i].traits;
     group.Add(steps_[i].prepared.index->entry());
+    for (OpenIndex* oi : steps_[i].prepared.more) group.Add(oi->entry());
     writes = writes || traits.writes;
     locking_reads = locking_reads || traits.locking_read;
     sync_wait |= traits.sync_wait;

@@ -35,7 +35,8 @@ bool EngineExecutor::OneRowEach(BatchItem* items, size_t begin, size_t end) {
     OpenIndex* oi = step.prepared.index;
     if (oi == nullptr || !Member(i)) continue;  // answered already (P, errors): no row
     if (entry == nullptr) entry = oi->entry();
-    if (oi->entry() != entry || entry->has_foreign_keys) return false;
+    if (oi->entry() != entry || entry->has_foreign_keys || !step.prepared.more.empty())
+      return false;
     const KEY* key = oi->key();
     if (!(key->flags & HA_NOSAME)) return false;
     for (uint p = 0; p < key->user_defined_key_parts; ++p)

@@ -52,6 +52,8 @@ struct Prepared {
   EngineStatus status;           // the answer decided now, when `answered`
   bool answered = false;       // nothing to run: Run writes the answer of `status`
   OpenIndex* index = nullptr;  // the index whose table the run uses (null: none)
+  std::vector<OpenIndex*> more;  // indexes of other tables it uses too (a command of
+                                 // several containers); locked with `index`'s
 };
 
 class ProtocolHandler {

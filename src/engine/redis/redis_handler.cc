@@ -38,15 +38,14 @@ bool Served(I id) {
   switch (id) {
     case I::kClientList: case I::kConfigSet:
     case I::kConfigResetstat:
-    case I::kHget: case I::kHmget: case I::kHgetall: case I::kHset: case I::kHsetnx:
-    case I::kHincrby: case I::kHincrbyfloat: case I::kHexists: case I::kHlen: case I::kHkeys:
-    case I::kHvals: case I::kHstrlen: case I::kHdel:
     case I::kWatch:
       return false;
     default:
       return true;
   }
 }
+
+bool IsHashCommand(I id) { return id >= I::kHget && id <= I::kHdel; }
 
 // Whether a served command reads or changes the container's rows (INFO counts them).
 bool TouchesRows(const RedisCommandInfo& info) {
@@ -66,7 +65,10 @@ bool LogsIn(const RedisRequest& r) {
 std::unique_ptr<ProtocolModule> NewRedisModule() { return std::make_unique<RedisModule>(); }
 
 RedisHandler::RedisHandler(WorkerEngine* engine, RedisShared* shared)
-    : engine_(engine), shared_(shared), strings_(&engine->rows()) {
+    : engine_(engine),
+      shared_(shared),
+      hashes_(&engine->rows()),
+      strings_(&engine->rows(), &hashes_) {
   // As the memcached listener's (memcached_handler.cc): one key's row per step, in
   // READ COMMITTED, so that a locking read of a missing key takes no gap lock.
   THD* thd = engine->thd();
@@ -172,16 +174,47 @@ EngineStatus RedisHandler::LogIn(const BatchItem& item, std::string_view user,
   return engine_->LogIn(SessionOf(item), login);
 }
 
-// The default container, bound for the connection, its indexes opened for this
-// batch, and with account logins its grants: every command reads the row; a write
-// may update it, one that inserts needs INSERT on every column it sets, one that
-// deletes DELETE.
+// The containers of the command's keys (and of an EXEC's commands), bound for the
+// connection, their indexes opened for this batch, and with account logins their
+// grants: the hash containers of its hash keys (redis_hashes.h), and the default
+// container where a command takes strings (or has no keys: SCAN, DBSIZE, INFO).
 Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
   const RedisRequest& r = RedisRequestOf(item);
-  EngineSession* session = SessionOf(item);
-  RedisSession* state = SessionState(item);
   Prepared p;
   p.answered = true;
+  bool strings = false;
+  std::vector<std::string_view> words;
+  auto consider = [&](const RedisCommandInfo& info, const std::vector<std::string_view>& argv) {
+    const bool hashes = IsHashCommand(info.id);
+    bool keys = false;
+    for (size_t k = 1; k < argv.size(); ++k) {
+      if (!RedisIsKeyPosition(info, k, argv.size())) continue;
+      keys = true;
+      bool hash = false;
+      p.status = AddHashTarget(item, argv[k], step, &hash);
+      if (!p.status.ok()) return false;
+      strings |= !hashes || !hash;
+    }
+    strings |= !hashes || !keys;
+    return true;
+  };
+  if (r.info->id == I::kExec) {
+    for (const RedisQueued& q : r.transaction) {
+      if (!TouchesRows(*q.info)) continue;
+      words.assign(q.words.begin(), q.words.end());
+      if (!consider(*q.info, words)) return p;
+    }
+  } else if (!consider(*r.info, r.command.argv)) {
+    return p;
+  }
+  for (const RedisHashTarget& t : step->hashes) {
+    if (p.index == nullptr) p.index = t.lookup;
+    else if (t.lookup != p.index) p.more.push_back(t.lookup);
+  }
+  if (!strings) {
+    p.answered = false;
+    return p;
+  }
   const KvContainer* container = DefaultContainer();
   if (container == nullptr) {
     p.status = EngineStatus::TableOpenFailed();
@@ -191,7 +224,8 @@ Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
     p.status = EngineStatus::SchemaForbidden();
     return p;
   }
-  ContainerBinding* binding = &state->container;
+  EngineSession* session = SessionOf(item);
+  ContainerBinding* binding = &SessionState(item)->container;
   if (!binding->lookup || !(binding->container == *container)) {
     if (!binding->lookup) session->open_indexes.Add();  // (OPEN_INDEXES: its container)
     p.status = BindContainerIndexes(engine_, binding, *container);
@@ -208,40 +242,121 @@ Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
     p.status = insert.error;
     return p;
   }
-  if (session->account_logins) {
-    AccessWanted wanted;
-    wanted.index = lookup.value;
-    wanted.grants = &binding->grants;
-    wanted.db = binding->container.db;
-    wanted.table = binding->container.table;
-    bool deletes = r.info->deletes, inserts = r.info->inserts, changes = writes && !deletes;
-    for (const RedisQueued& q : r.transaction) {
-      deletes |= q.info->deletes;
-      inserts |= q.info->inserts;
-      changes |= q.info->rows == RedisRows::kWrite && !q.info->deletes;
-    }
-    wanted.del = deletes;
-    if (changes) {
-      wanted.update_columns = static_cast<uint32_t>(lookup.value->columns().size());
-      if (inserts) {
-        wanted.insert_columns = static_cast<uint32_t>(insert.value->columns().size());
-        wanted.insert_index = insert.value;
-        wanted.insert_grants = &binding->insert->grants;
-      }
-    }
-    p.status = engine_->CheckAccess(session, wanted);
-    if (!p.status.ok()) return p;
-  }
+  p.status = CheckGrants(item, binding, lookup.value, insert.value);
+  if (!p.status.ok()) return p;
   p.answered = false;
+  if (p.index != nullptr) p.more.push_back(p.index);
   p.index = lookup.value;
   step->insert = writes || scans ? insert.value : nullptr;
   return p;
+}
+
+// The hash container `name` as rowsocket.containers maps it, read again once a
+// second; null if it names none.
+const KvContainer* RedisHandler::HashContainer(std::string_view name) {
+  constexpr uint64_t kMappingMaxAgeMs = 1000;
+  constexpr size_t kMaxNames = 256;  // then the names start again empty
+  const uint64_t now_ms = engine_->batch_start_ms();
+  const std::string key(name);
+  auto known = hash_containers_.find(key);
+  if (known == hash_containers_.end() || now_ms - known->second.read_ms >= kMappingMaxAgeMs) {
+    if (known == hash_containers_.end() && hash_containers_.size() >= kMaxNames)
+      hash_containers_.clear();
+    NamedContainer& named = hash_containers_[key];
+    named.found = ReadContainerMapping(engine_->thd(), name, &named.container);
+    named.read_ms = now_ms;
+    known = hash_containers_.find(key);
+  }
+  return known->second.found ? &known->second.container : nullptr;
+}
+
+// The container of `key` if it is a hash key (`<name>:<rest>` of a container
+// `<name>`): bound for the connection, its indexes opened, its grants checked, and
+// kept in step->hashes.
+EngineStatus RedisHandler::AddHashTarget(const BatchItem& item, std::string_view key, Step* step,
+                                         bool* hash) {
+  *hash = false;
+  const std::string_view prefix = RedisHashPrefix(key);
+  if (prefix.empty()) return EngineStatus::OK();
+  for (const RedisHashTarget& t : step->hashes) {
+    if (t.prefix != prefix) continue;
+    *hash = true;
+    return EngineStatus::OK();
+  }
+  const KvContainer* container = HashContainer(prefix);
+  if (container == nullptr) return EngineStatus::OK();
+  *hash = true;
+  if (!engine_->SchemaAllowed(container->db)) return EngineStatus::SchemaForbidden();
+  EngineSession* session = SessionOf(item);
+  std::unique_ptr<ContainerBinding>& binding = SessionState(item)->hashes[container->name];
+  if (!binding) {
+    binding = std::make_unique<ContainerBinding>();
+    session->open_indexes.Add();  // (OPEN_INDEXES: a connection's containers)
+  }
+  EngineStatus s;
+  if (!binding->lookup || !(binding->container == *container))
+    s = BindHashIndexes(engine_, binding.get(), *container);
+  Opened<OpenIndex> lookup = Opened<OpenIndex>::Failed(s);
+  if (s.ok()) lookup = engine_->OpenResolved(binding->lookup.get());
+  if (s.ok() && (!lookup.ok() || !HashFieldsCurrent(lookup.value))) {
+    // An ALTER changed the table's columns since the binding was made.
+    s = BindHashIndexes(engine_, binding.get(), *container);
+    if (s.ok()) lookup = engine_->OpenResolved(binding->lookup.get());
+  }
+  if (!s.ok()) return s;
+  const bool writes = RedisRequestOf(item).writes();
+  const Opened<OpenIndex> insert =
+      lookup.ok() && writes ? engine_->OpenResolved(binding->insert.get()) : lookup;
+  if (!insert.ok()) return insert.error;
+  s = CheckGrants(item, binding.get(), lookup.value, insert.value);
+  if (!s.ok()) return s;
+  RedisHashTarget target;
+  target.prefix.assign(prefix);
+  target.binding = binding.get();
+  target.lookup = lookup.value;
+  target.insert = writes ? insert.value : nullptr;
+  step->hashes.push_back(std::move(target));
+  return EngineStatus::OK();
+}
+
+// With account logins, the grants a command needs on a container's table: every
+// command reads the row (SELECT on the key and the lookup's columns); a write may
+// update it (UPDATE on those columns), one that inserts needs INSERT on every column
+// an insert sets, one that deletes DELETE.
+EngineStatus RedisHandler::CheckGrants(const BatchItem& item, ContainerBinding* binding,
+                                       OpenIndex* lookup, OpenIndex* insert) {
+  EngineSession* session = SessionOf(item);
+  if (!session->account_logins) return EngineStatus::OK();
+  const RedisRequest& r = RedisRequestOf(item);
+  AccessWanted wanted;
+  wanted.index = lookup;
+  wanted.grants = &binding->grants;
+  wanted.db = binding->container.db;
+  wanted.table = binding->container.table;
+  const bool writes = r.writes();
+  bool deletes = r.info->deletes, inserts = r.info->inserts, changes = writes && !deletes;
+  for (const RedisQueued& q : r.transaction) {
+    deletes |= q.info->deletes;
+    inserts |= q.info->inserts;
+    changes |= q.info->rows == RedisRows::kWrite && !q.info->deletes;
+  }
+  wanted.del = deletes;
+  if (changes) {
+    wanted.update_columns = static_cast<uint32_t>(lookup->columns().size());
+    if (inserts) {
+      wanted.insert_columns = static_cast<uint32_t>(insert->columns().size());
+      wanted.insert_index = insert;
+      wanted.insert_grants = &binding->insert->grants;
+    }
+  }
+  return engine_->CheckAccess(session, wanted);
 }
 
 bool RedisHandler::Run(const BatchItem& item, size_t i, const Prepared& prepared) {
   RowRequests& rows = engine_->rows();
   const uint64_t locks_met = rows.locks_met();
   const size_t mark = item.out->size();
+  hashes_.Use(&steps_[i].hashes);
   Answer(item, steps_[i], prepared);
   engine_->stats()->redis_commands_processed.Add();
   if (item.out->size() > mark && (*item.out)[mark] == '-') engine_->stats()->redis_errors.Add();
@@ -277,6 +392,15 @@ void RedisHandler::RunRows(const BatchItem& item, const RedisCommandInfo& info,
   if (info.id == I::kInfo) return Info(item, argv, p.index, w);
   if (info.id == I::kFlushdb) return FlushDb(item, argv, p.index, w);
   if (info.id == I::kScan) return Scan(item, argv, step, p, w);
+  if (IsHashCommand(info.id)) {
+    // (A key of no hash container: a string of the default container, or none.)
+    const RedisHashTarget* target = hashes_.TargetOf(argv[1]);
+    bool string = false;
+    if (target == nullptr &&
+        !strings_.Holds(SessionState(item)->container.container, p.index, argv[1], w, &string))
+      return;
+    return hashes_.Run(info, argv, target, string, w);
+  }
   RedisKeyCounts counts;
   const uint64_t max_value =
       engine_->options().tunables->max_line_length.load(std::memory_order_relaxed);
@@ -337,15 +461,24 @@ void RedisHandler::AnswerFailure(const BatchItem& item, const EngineStatus& stat
 bool RedisHandler::TouchesOneRow(const BatchItem& item, size_t i, const Prepared& p) {
   const RedisRequest& r = RedisRequestOf(item);
   const std::vector<std::string_view>& argv = r.command.argv;
-  if (r.info == nullptr || r.info->first_key != 1 || argv.size() < 2) return false;
+  if (r.info == nullptr || r.info->first_key != 1 || argv.size() < 2 || !p.more.empty())
+    return false;
   size_t keys = 0;
   for (size_t k = 1; k < argv.size(); ++k) keys += RedisIsKeyPosition(*r.info, k, argv.size());
   if (keys != 1) return false;
-  return KvTouchesOneRow(p.index, steps_[i].insert, r.info->inserts);
+  const Step& step = steps_[i];
+  if (!step.hashes.empty() && step.hashes[0].lookup == p.index)
+    return KvTouchesOneRow(p.index, step.hashes[0].insert, r.info->inserts);
+  return KvTouchesOneRow(p.index, step.insert, r.info->inserts);
 }
 
-bool RedisHandler::CopyRowKey(const BatchItem& item, size_t, const Prepared& p, uchar* out) {
-  return KvCopyRowKey(RedisRequestOf(item).command.argv[1], p.index, out);
+// (A hash key's row is its `<rest>`.)
+bool RedisHandler::CopyRowKey(const BatchItem& item, size_t i, const Prepared& p, uchar* out) {
+  const std::string_view key = RedisRequestOf(item).command.argv[1];
+  const Step& step = steps_[i];
+  if (!step.hashes.empty() && step.hashes[0].lookup == p.index)
+    return KvCopyRowKey(RedisHashRowKey(key), p.index, out);
+  return KvCopyRowKey(key, p.index, out);
 }
 
 uint64_t RedisCursors::Add(const std::string& key) {

@@ -24,6 +24,7 @@
 #include "engine/core/protocol_handler.h"
 #include "engine/core/worker_engine.h"
 #include "engine/memcached/key_value.h"
+#include "engine/redis/redis_hashes.h"
 #include "engine/redis/redis_strings.h"
 #include "protocol/redis_reply.h"
 #include "protocol/redis_request.h"
@@ -72,6 +73,8 @@ struct RedisSession : ProtocolState {
   std::string name;                 // CLIENT SETNAME
   std::string lib_name, lib_ver;    // CLIENT SETINFO
   ContainerBinding container;       // the default container's binding
+  // The hash containers' bindings, by the name their row of rowsocket.containers stores.
+  std::unordered_map<std::string, std::unique_ptr<ContainerBinding>> hashes;
 };
 
 class RedisHandler : public ProtocolHandler {
@@ -90,13 +93,19 @@ class RedisHandler : public ProtocolHandler {
 
  private:
   struct Step {
-    OpenIndex* insert = nullptr;     // a write's insert index
+    OpenIndex* insert = nullptr;     // a write's insert index (of the default container)
     std::string error;               // answered with this error now
+    std::vector<RedisHashTarget> hashes;  // the containers of its hash keys
   };
 
   RedisSession* SessionState(const BatchItem& item);
   const KvContainer* DefaultContainer();
   Prepared PrepareRows(const BatchItem& item, Step* step);
+  const KvContainer* HashContainer(std::string_view name);
+  EngineStatus AddHashTarget(const BatchItem& item, std::string_view key, Step* step,
+                             bool* hash);
+  EngineStatus CheckGrants(const BatchItem& item, ContainerBinding* binding, OpenIndex* lookup,
+                           OpenIndex* insert);
   EngineStatus LogIn(const BatchItem& item, std::string_view user, std::string_view password);
   void Answer(const BatchItem& item, const Step& step, const Prepared& p);
   void RunRows(const BatchItem& item, const RedisCommandInfo& info,
@@ -123,11 +132,19 @@ class RedisHandler : public ProtocolHandler {
 
   WorkerEngine* engine_;
   RedisShared* shared_;
+  RedisHashes hashes_;
   RedisStrings strings_;
   std::vector<Step> steps_;  // by item of the running batch
   KvContainer default_;      // rowsocket.containers' `default` as read last
   uint64_t default_read_ms_ = 0;
   bool default_known_ = false;
+  // rowsocket.containers' rows as hash keys named them, read again after a second.
+  struct NamedContainer {
+    bool found = false;
+    KvContainer container;
+    uint64_t read_ms = 0;
+  };
+  std::unordered_map<std::string, NamedContainer> hash_containers_;
 };
 
 // Makes the Redis handler of each worker of the Redis listener.

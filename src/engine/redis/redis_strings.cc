@@ -48,6 +48,17 @@ bool SameWord(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Whether the command takes hash keys (a hash to it, or a missing key to MGET).
+bool TakesHashKeys(RedisCommandId id) {
+  switch (id) {
+    case I::kDel: case I::kUnlink: case I::kExists: case I::kType: case I::kTtl:
+    case I::kPttl: case I::kPersist: case I::kMget:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 void RedisStrings::Begin(const KvContainer& container, OpenIndex* lookup, OpenIndex* insert) {
@@ -70,17 +81,37 @@ bool RedisStrings::Error(std::string_view text) {
 bool RedisStrings::Fail(const EngineStatus& status) { return Error(RedisStatusError(status)); }
 
 // The container's shape, and for a write every key: one the key column cannot hold
-// exactly would change the row of another key.
+// exactly would change the row of another key. A hash key is the wrong type, but to
+// the commands that take one; hashes keep no expiry.
 bool RedisStrings::Check(const std::vector<std::string_view>& argv, const RedisCommandInfo& info) {
   if (container_->value_columns.size() != 1)
     return Error("ERR rowsocket: Redis strings need a container of one value column");
-  if (info.rows != RedisRows::kWrite) return true;
-  for (size_t i = 1; i < argv.size(); ++i)
-    if (RedisIsKeyPosition(info, i, argv.size()) &&
-        !HoldsExactly(key_column_, argv[i], &scratch_))
+  const bool takes_hashes = TakesHashKeys(info.id);
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (!RedisIsKeyPosition(info, i, argv.size())) continue;
+    if (hashes_->TargetOf(argv[i]) != nullptr) {
+      if (takes_hashes) continue;
+      if (info.id == I::kExpire || info.id == I::kPexpire || info.id == I::kExpireat ||
+          info.id == I::kPexpireat)
+        return Error("ERR rowsocket: a hash (a row of a container's table) keeps no expiry");
+      return Error(kRedisErrWrongType);
+    }
+    if (info.rows == RedisRows::kWrite && !HoldsExactly(key_column_, argv[i], &scratch_))
       return Fail(EngineStatus::NotAKey());
+  }
   return true;
 }
+
+bool RedisStrings::Holds(const KvContainer& container, OpenIndex* lookup, std::string_view key,
+                         RedisReplyWriter* w, bool* live) {
+  w_ = w;
+  Begin(container, lookup, nullptr);
+  Item item;
+  if (!Read(key, &item)) return false;
+  *live = item.live();
+  return true;
+}
+
 
 // `item` as the row in record[0] holds it (the lookup index's columns).
 void RedisStrings::ItemOfRow(Item* item) {
@@ -109,15 +140,14 @@ bool RedisStrings::Read(std::string_view key, Item* item, bool quiet) {
 }
 
 bool RedisStrings::FailChange(const EngineStatus& status) {
-  if (!failed_) failure_ = RedisStatusError(status);
-  failed_ = true;
+  undo_.Fail(RedisStatusError(status));
   return Fail(status);
 }
 
 // Writes `item` (value, a new CAS, flags and expiry) as the row of `key`: an update
 // of the row it was read from, or an insert.
 bool RedisStrings::Write(std::string_view key, Item* item) {
-  if (!all_marks_.empty() && !Record(key)) return false;
+  if (undo_.active() && !Record(key)) return false;
   if (cas_at_ >= 0) item->cas = KeyValue::NextCas();
   values_.clear();
   if (!item->has_row()) values_.push_back(RowValue::Bytes(key));
@@ -149,7 +179,7 @@ bool RedisStrings::Write(std::string_view key, Item* item) {
 // Writes the expiry column of the row of `key` alone (as memcached's touch: the
 // value, CAS and flags stay).
 bool RedisStrings::WriteExpiry(std::string_view key, int64_t expires) {
-  if (!all_marks_.empty() && !Record(key)) return false;
+  if (undo_.active() && !Record(key)) return false;
   change_.Clear();
   change_.kind = RowWrite::kUpdate;
   change_.columns.push_back(static_cast<uint32_t>(expires_at_));
@@ -163,7 +193,7 @@ bool RedisStrings::WriteExpiry(std::string_view key, int64_t expires) {
 bool RedisStrings::Delete(std::string_view key) {
   const EngineStatus refusal = lookup_->WriteRefusal(0);
   if (!refusal.ok()) return Fail(refusal);
-  if (!all_marks_.empty() && !Record(key)) return false;
+  if (undo_.active() && !Record(key)) return false;
   change_.Clear();
   change_.kind = RowWrite::kDelete;
   spec_.FindOne(RowValue::Bytes(key));
@@ -171,49 +201,24 @@ bool RedisStrings::Delete(std::string_view key) {
 }
 
 void RedisStrings::BeginAll() {
-  if (all_marks_.empty()) {
-    recorded_.clear();
-    recorded_bytes_ = 0;
-    failed_ = false;
-  }
-  all_marks_.push_back(recorded_.size());
+  undo_.Begin();
+  hashes_->BeginAll();
 }
-
-// What a command of several rows may keep of the rows it changed (their bytes).
-constexpr size_t kMaxRecordedBytes = 64u << 20;
 
 bool RedisStrings::Record(std::string_view key) {
   Recorded r;
   r.key.assign(key);
   if (!Read(key, &r.before, false)) return false;
-  recorded_bytes_ += r.key.size() + r.before.value.size() + sizeof(Recorded);
-  if (recorded_bytes_ > kMaxRecordedBytes) {
-    // (Counted as a failed change: everything since the outermost BeginAll goes back.)
-    if (!failed_) failure_ = "ERR rowsocket: the command changes too much at once to be undone";
-    failed_ = true;
-    return Error(failure_);
-  }
-  recorded_.push_back(std::move(r));
-  return true;
+  const size_t bytes = r.key.size() + r.before.value.size() + sizeof(Recorded);
+  return undo_.Add(std::move(r), bytes) || Error(undo_.failure());
 }
 
 // (The rows put back are locked by this transaction already: no change of them
 // can meet another's lock.)
-// A nested command (an MSET inside an EXEC) puts back its own rows when it fails;
-// a failed change puts back everything since the outermost BeginAll.
 bool RedisStrings::EndAll(bool undo) {
-  const size_t mark = all_marks_.back();
-  all_marks_.pop_back();
-  const bool failed = undo || failed_;
-  if (failed) {
-    for (size_t i = recorded_.size(); i-- > mark;) Restore(recorded_[i].key, recorded_[i].before);
-    recorded_.resize(mark);
-  }
-  if (all_marks_.empty()) {
-    recorded_.clear();
-    failed_ = false;
-  }
-  return !failed;
+  const bool failed = undo || undo_.failed() || hashes_->failed();
+  hashes_->EndAll(failed);
+  return undo_.End(failed, [&](const Recorded& r) { Restore(r.key, r.before); });
 }
 
 // Quietly: the command's answer is its failure's.
@@ -411,6 +416,7 @@ void RedisStrings::MGet(const std::vector<std::string_view>& argv) {
   spec_.key.push_back(RowValue::Bytes(""));
   spec_.has_in = true;
   for (size_t k = 0; k < n; ++k) {
+    if (hashes_->TargetOf(argv[k + 1]) != nullptr) continue;  // (not a string: nil)
     if (!HoldsExactly(key_column_, argv[k + 1], &scratch_)) continue;
     spec_.in_values.push_back(RowValue::Bytes(argv[k + 1]));
     in_keys.push_back(k);
@@ -555,12 +561,21 @@ void RedisStrings::IncrByFloat(std::string_view key, std::string_view delta) {
 // counts once; an expired row is deleted and not counted.
 void RedisStrings::Del(const std::vector<std::string_view>& argv) {
   Item item;
-  for (size_t i = 1; i < argv.size(); ++i)
-    if (!Read(argv[i], &item)) return;
+  bool exists = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const RedisHashTarget* hash = hashes_->TargetOf(argv[i]);
+    if (hash != nullptr ? !hashes_->Exists(*hash, argv[i], &exists, w_) : !Read(argv[i], &item))
+      return;
+  }
   int64_t deleted = 0;
   BeginAll();
   bool done = true;
   for (size_t i = 1; i < argv.size() && done; ++i) {
+    if (const RedisHashTarget* hash = hashes_->TargetOf(argv[i])) {
+      done = hashes_->Delete(*hash, argv[i], &exists, w_);
+      deleted += done && exists;
+      continue;
+    }
     done = Read(argv[i], &item);
     if (!done || !item.has_row()) continue;
     done = Delete(argv[i]);
@@ -574,16 +589,28 @@ void RedisStrings::Exists(const std::vector<std::string_view>& argv) {
   Item item;
   int64_t found = 0;
   for (size_t i = 1; i < argv.size(); ++i) {
-    if (!Read(argv[i], &item)) return;
+    if (!ReadKey(argv[i], &item)) return;
     found += item.live();
   }
   w_->Integer(found);
 }
 
+// A hash key's row as a live item (without a value), or missing.
+bool RedisStrings::ReadKey(std::string_view key, Item* item) {
+  const RedisHashTarget* hash = hashes_->TargetOf(key);
+  if (hash == nullptr) return Read(key, item);
+  bool exists = false;
+  if (!hashes_->Exists(*hash, key, &exists, w_)) return false;
+  *item = Item();
+  item->found = exists ? Found::kPresent : Found::kMissing;
+  return true;
+}
+
 void RedisStrings::Type(std::string_view key) {
   Item item;
-  if (!Read(key, &item)) return;
-  w_->SimpleString(item.live() ? "string" : "none");
+  if (!ReadKey(key, &item)) return;
+  if (!item.live()) return w_->SimpleString("none");
+  w_->SimpleString(hashes_->TargetOf(key) != nullptr ? "hash" : "string");
 }
 
 // EXPIRE key t [NX|XX|GT|LT] and its kin: the options, then the time (seconds or
@@ -634,7 +661,7 @@ void RedisStrings::Expire(const std::vector<std::string_view>& argv, bool ms, bo
 
 void RedisStrings::Ttl(std::string_view key, bool ms) {
   Item item;
-  if (!Read(key, &item)) return;
+  if (!ReadKey(key, &item)) return;
   if (!item.live()) return w_->Integer(-2);
   if (item.expires == 0) return w_->Integer(-1);
   // (The expiry was rounded up to its second: whole seconds left are rounded down.)
@@ -645,7 +672,7 @@ void RedisStrings::Ttl(std::string_view key, bool ms) {
 
 void RedisStrings::Persist(std::string_view key) {
   Item item;
-  if (!Read(key, &item)) return;
+  if (!ReadKey(key, &item)) return;
   if (!item.live() || item.expires == 0) return w_->Integer(0);
   if (WriteExpiry(key, 0)) w_->Integer(1);
 }

@@ -14,7 +14,9 @@
 // container's unix time in whole seconds (0: never): a millisecond expiry rounds up
 // to the next second; an expired row is a miss, and the write that meets it
 // replaces or deletes it. A key the key column cannot hold exactly is a miss, and a
-// write of it is refused.
+// write of it is refused. A hash key (redis_hashes.h) is a hash to the key commands
+// (DEL, UNLINK, EXISTS, TYPE, TTL, PTTL, PERSIST), a missing key to MGET, and
+// -WRONGTYPE to the others.
 //
 // One per handler, on its worker's thread, with the batch's tables locked.
 #pragma once
@@ -26,6 +28,8 @@
 
 #include "engine/core/open_index.h"
 #include "engine/memcached/key_value.h"
+#include "engine/redis/redis_hashes.h"
+#include "engine/redis/redis_undo_log.h"
 #include "engine/rows/row_requests.h"
 #include "protocol/redis_args.h"
 #include "protocol/redis_commands.h"
@@ -41,7 +45,8 @@ struct RedisKeyCounts {
 
 class RedisStrings {
  public:
-  explicit RedisStrings(RowRequests* rows) : rows_(rows) {}
+  // `hashes`: what the hash keys among a command's keys are.
+  RedisStrings(RowRequests* rows, RedisHashes* hashes) : rows_(rows), hashes_(hashes) {}
   RedisStrings(const RedisStrings&) = delete;
   RedisStrings& operator=(const RedisStrings&) = delete;
 
@@ -62,9 +67,17 @@ class RedisStrings {
   void BeginAll();
   bool EndAll(bool undo);
   // Whether a change failed since BeginAll (a command's own error does not count),
-  // and that failure's error reply.
-  bool failed() const { return failed_; }
-  const std::string& failure() const { return failure_; }
+  // and that failure's error reply. (BeginAll and EndAll cover the hash rows the
+  // command changes too: RedisHashes::BeginAll.)
+  bool failed() const { return undo_.failed() || hashes_->failed(); }
+  const std::string& failure() const {
+    return undo_.failed() ? undo_.failure() : hashes_->failure();
+  }
+
+  // Whether the string `key` of `container` is live (a hash command's key of no hash
+  // container: -WRONGTYPE if it is); false on an error, answered to `w`.
+  bool Holds(const KvContainer& container, OpenIndex* lookup, std::string_view key,
+             RedisReplyWriter* w, bool* live);
 
   // One step of SCAN: at most `count` rows of `keys_index` (an open index whose first
   // column is the key column, on the key index: the insert index) in key order, from
@@ -97,6 +110,8 @@ class RedisStrings {
   void Begin(const KvContainer& container, OpenIndex* lookup, OpenIndex* insert);
   bool Check(const std::vector<std::string_view>& argv, const RedisCommandInfo& info);
   bool Read(std::string_view key, Item* item, bool quiet = false);
+  // Read, or for a hash key whether its row exists (as a live item of no expiry).
+  bool ReadKey(std::string_view key, Item* item);
   void ItemOfRow(Item* item);
   bool Write(std::string_view key, Item* item);
   bool WriteExpiry(std::string_view key, int64_t expires);
@@ -138,6 +153,7 @@ class RedisStrings {
   bool ExpiryOf(int64_t at_ms, int64_t* expires);
 
   RowRequests* rows_;
+  RedisHashes* hashes_;
   const KvContainer* container_ = nullptr;
   OpenIndex* lookup_ = nullptr;
   OpenIndex* insert_ = nullptr;
@@ -159,11 +175,7 @@ class RedisStrings {
     std::string key;
     Item before;
   };
-  bool failed_ = false;
-  std::string failure_;
-  std::vector<Recorded> recorded_;
-  size_t recorded_bytes_ = 0;
-  std::vector<size_t> all_marks_;  // where each BeginAll's records start (nested: EXEC)
+  RedisUndoLog<Recorded> undo_;
 };
 
 }  // namespace rowsocket

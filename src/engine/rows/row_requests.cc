@@ -387,7 +387,8 @@ int RowRequests::ModifyDeferredRows(const RowChange& change, OpenIndex* oi,
   return rc;
 }
 
-RowResult RowRequests::Insert(const std::vector<RowValue>& values, OpenIndex* oi) {
+RowResult RowRequests::Insert(const std::vector<RowValue>& values, OpenIndex* oi,
+                              const std::vector<uint32_t>* at) {
   TABLE* table = oi->table();
   handler* h = table->file;
   const std::vector<Field*>& columns = oi->columns();
@@ -402,7 +403,7 @@ RowResult RowRequests::Insert(const std::vector<RowValue>& values, OpenIndex* oi
   bool autoinc_given = false;
   int rc = 0;
   for (size_t i = 0; i < values.size() && rc == 0; ++i) {
-    Field* f = columns[i];
+    Field* f = columns[at != nullptr ? (*at)[i] : i];
     // As in SQL, NULL for the AUTO_INCREMENT column asks for the next value.
     if (values[i].is_null() && f == table->found_next_number_field) continue;
     rc = StoreWrittenValue(thd, f, values[i]);

@@ -78,10 +78,11 @@ class RowRequests {
   // nothing: a failure puts back the rows already changed.
   RowResult Modify(const ScanSpec& spec, const RowChange& change, OpenIndex* oi,
                    const RowTaker* take = nullptr);
-  // Inserts a row whose index columns, from the first, hold `values` (at most one
-  // per column; NULL for the AUTO_INCREMENT column asks for its next value); the
-  // others get their defaults.
-  RowResult Insert(const std::vector<RowValue>& values, OpenIndex* oi);
+  // Inserts a row whose index columns, from the first (or those at the positions
+  // `at` lists, one per value), hold `values` (at most one per column; NULL for the
+  // AUTO_INCREMENT column asks for its next value); the others get their defaults.
+  RowResult Insert(const std::vector<RowValue>& values, OpenIndex* oi,
+                   const std::vector<uint32_t>* at = nullptr);
 
   // How many requests so far failed on a row lock another transaction holds
   // (HA_ERR_LOCK_WAIT_TIMEOUT: the worker's THD waits for no row lock). A caller
