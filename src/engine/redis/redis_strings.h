@@ -71,7 +71,7 @@ class RedisStrings {
   // command changes too: RedisHashes::BeginAll.)
   bool failed() const { return undo_.failed() || hashes_->failed(); }
   const std::string& failure() const {
-    return undo_.failed() ? undo_.failure() : hashes_->failure();
+    return !undo_.failure().empty() ? undo_.failure() : hashes_->failure();
   }
 
   // Whether the string `key` of `container` is live (a hash command's key of no hash

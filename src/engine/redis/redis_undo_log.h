@@ -27,6 +27,7 @@ class RedisUndoLog {
       records_.clear();
       bytes_ = 0;
       failed_ = false;
+      failure_.clear();
     }
     marks_.push_back(records_.size());
   }
@@ -51,6 +52,7 @@ class RedisUndoLog {
     failed_ = true;
   }
   bool failed() const { return failed_; }
+  // (Kept after End, for the command's answer, until the next outermost Begin.)
   const std::string& failure() const { return failure_; }
 
   // Ends the innermost Begin: when `undo` or a change failed, `restore(record)` puts
