@@ -1,9 +1,10 @@
 """The Redis listener with account logins (rowsocket_redis_auth=account): AUTH <user>
 <password> (or HELLO ... AUTH) over TLS as a MariaDB account, whose grants on the
-default container's table decide.
+default container's table (and a hash container's) decide.
 """
 
 import socket
+import time
 import ssl
 
 import pytest
@@ -107,3 +108,42 @@ def test_hello_auth_logs_in_and_switches_to_resp3(redis_port, certs):
     out = tls_exchange(redis_port, certs, request, b"by readers\r\n")
     assert out.startswith(b"%7\r\n")
     assert out.endswith(b"*0\r\n$10\r\nby readers\r\n")
+
+
+def test_the_grants_on_a_hash_containers_table(redis_port, certs, sql):
+    # rw may read and write rowsocket.kv only; rr may read the hash table, every
+    # column of it; rc may read one column of it (the grants are per table: every
+    # column of the row is the hash's).
+    sql.execute("CREATE DATABASE IF NOT EXISTS acct")
+    sql.execute("CREATE TABLE acct.people (id VARCHAR(20) PRIMARY KEY, name VARCHAR(20), "
+                "mail VARCHAR(20))")
+    sql.execute("INSERT INTO acct.people VALUES ('1', 'Ada', 'a@x')")
+    sql.execute("INSERT INTO rowsocket.containers (name, db_schema, db_table, key_column, "
+                "value_columns) VALUES ('person', 'acct', 'people', 'id', 'name')")
+    sql.execute("GRANT SELECT ON acct.people TO rr@localhost")
+    sql.execute("CREATE USER rc@localhost IDENTIFIED BY 'c-pw'")
+    sql.execute("GRANT SELECT ON rowsocket.kv TO rc@localhost")
+    sql.execute("GRANT SELECT (id, name) ON acct.people TO rc@localhost")
+    writer = tls_client(redis_port, certs, username="rw", password="w-pw")
+    reader = tls_client(redis_port, certs, username="rr", password="r-pw")
+    column = tls_client(redis_port, certs, username="rc", password="c-pw")
+    try:
+        deadline = time.monotonic() + 10    # (the mapping is read again each second)
+        while reader.hgetall("person:1") != {b"name": b"Ada", b"mail": b"a@x"}:
+            assert time.monotonic() < deadline, "the hash container is not served"
+            time.sleep(0.05)
+        time.sleep(1.1)
+        for refused in (lambda: reader.hset("person:1", "name", "Grace"),
+                        lambda: reader.delete("person:1"),
+                        lambda: writer.hget("person:1", "name"),
+                        lambda: writer.delete("seen", "person:1"),
+                        lambda: column.hget("person:1", "name")):
+            with pytest.raises(redis.exceptions.NoPermissionError):
+                refused()
+        assert sql.rows("SELECT name FROM acct.people") == [("Ada",)]
+        assert writer.get("seen") == b"by readers"
+    finally:
+        for client in (writer, reader, column):
+            client.close()
+        sql.execute("DELETE FROM rowsocket.containers WHERE name = 'person'")
+        sql.execute("DROP DATABASE acct")

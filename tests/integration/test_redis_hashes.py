@@ -6,6 +6,7 @@ rules, WRONGTYPE both ways, MULTI/EXEC; and side by side with a live redis-serve
 where the behaviour is Redis's own (reply shapes, errors).
 """
 
+import contextlib
 import random
 import time
 
@@ -79,16 +80,15 @@ def server(rs):
 
 @pytest.fixture
 def clean(rs, sql):
-    sql.execute("DELETE FROM rowsocket.kv")
-    sql.execute(f"DELETE FROM {DB}.users")
-    sql.execute(f"DELETE FROM {DB}.texts")
+    """Empty tables: the default container's and the hash containers'."""
+    for table in ("rowsocket.kv", f"{DB}.users", f"{DB}.texts"):
+        sql.execute(f"DELETE FROM {table}")
 
 
 @pytest.fixture
 def r(rs, clean):
-    client = redis.Redis(host="127.0.0.1", port=rs.port, socket_timeout=10)
-    yield client
-    client.close()
+    with contextlib.closing(redis.Redis(host="127.0.0.1", port=rs.port, socket_timeout=10)) as c:
+        yield c
 
 
 @pytest.fixture

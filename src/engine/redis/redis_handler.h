@@ -4,7 +4,10 @@
 // GET and COMMAND); string and key commands run on the rows of the default
 // key-value container, rowsocket.kv unless rowsocket.containers maps `default`
 // elsewhere (the memcached listener's default container), through RedisStrings
-// (redis_strings.h), inside the batch's transaction. Logins: where the listener asks
+// (redis_strings.h), and hash commands on the rows of the table a container maps,
+// the one a key `<container>:<key>` names, through RedisHashes (redis_hashes.h),
+// inside the batch's transaction (a command of several containers locks all their
+// tables: Prepared::more). Logins: where the listener asks
 // for an account (rowsocket_redis_auth), AUTH <user> <password> (or HELLO ... AUTH)
 // over TLS logs in as a MariaDB account, and its grants on the container's table
 // apply (WorkerEngine::CheckAccess). What a command is (reads, writes, inserts,
