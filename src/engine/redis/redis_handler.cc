@@ -6,6 +6,7 @@
 
 #include "engine/memcached/container_map.h"
 #include "engine/memcached/containers.h"
+#include "engine/rows/row_lookup.h"
 #include "protocol/redis.h"
 #include "protocol/redis_args.h"
 #include "util/log.h"
@@ -251,11 +252,42 @@ Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
   return p;
 }
 
+// Whether `name` may be the name of a row of rowsocket.containers, whose names are
+// read again once a second: the keys of the strings (`session:abc`) cost no lookup
+// of their own. (Leniently: names the mapping's collation may match otherwise than
+// in ASCII case and trailing spaces are looked up.)
+bool RedisHandler::MayNameContainer(std::string_view name) {
+  constexpr uint64_t kNamesMaxAgeMs = 1000;
+  constexpr size_t kMaxNames = 4096;  // a mapping of more is looked up name by name
+  const uint64_t now_ms = engine_->batch_start_ms();
+  if (!names_read_ || now_ms - names_read_ms_ >= kNamesMaxAgeMs) {
+    names_complete_ =
+        ReadFirstColumn(engine_->thd(), "rowsocket", "containers", kMaxNames, &names_);
+    names_read_ms_ = now_ms;
+    names_read_ = true;
+  }
+  if (!names_complete_) return true;
+  auto plain = [](std::string_view n) {
+    while (!n.empty() && n.back() == ' ') n.remove_suffix(1);
+    return n;
+  };
+  auto ascii = [](std::string_view n) {
+    for (char c : n)
+      if (static_cast<unsigned char>(c) >= 0x80) return false;
+    return true;
+  };
+  const std::string_view wanted = plain(name);
+  for (const std::string& n : names_)
+    if (SameName(plain(n), wanted) || !ascii(n) || !ascii(wanted)) return true;
+  return false;
+}
+
 // The hash container `name` as rowsocket.containers maps it, read again once a
 // second; null if it names none.
 const KvContainer* RedisHandler::HashContainer(std::string_view name) {
   constexpr uint64_t kMappingMaxAgeMs = 1000;
   constexpr size_t kMaxNames = 256;  // then the names start again empty
+  if (!MayNameContainer(name)) return nullptr;
   const uint64_t now_ms = engine_->batch_start_ms();
   const std::string key(name);
   auto known = hash_containers_.find(key);

@@ -104,6 +104,7 @@ class RedisHandler : public ProtocolHandler {
   RedisSession* SessionState(const BatchItem& item);
   const KvContainer* DefaultContainer();
   Prepared PrepareRows(const BatchItem& item, Step* step);
+  bool MayNameContainer(std::string_view name);
   const KvContainer* HashContainer(std::string_view name);
   EngineStatus AddHashTarget(const BatchItem& item, std::string_view key, Step* step,
                              bool* hash);
@@ -148,6 +149,10 @@ class RedisHandler : public ProtocolHandler {
     uint64_t read_ms = 0;
   };
   std::unordered_map<std::string, NamedContainer> hash_containers_;
+  // The names of rowsocket.containers' rows as read last (all of them if complete).
+  std::vector<std::string> names_;
+  uint64_t names_read_ms_ = 0;
+  bool names_read_ = false, names_complete_ = false;
 };
 
 // Makes the Redis handler of each worker of the Redis listener.

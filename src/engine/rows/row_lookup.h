@@ -21,4 +21,11 @@ bool LookUpRow(THD* thd, std::string_view db, std::string_view table,
                const std::vector<std::string_view>& key,
                std::vector<std::optional<std::string>>* row);
 
+// The first column's values (its NULLs left out) of every row of `db`.`table`, read
+// the same way, in the table's order: false if the table cannot be opened, the read
+// failed, or it has more than `max_rows` rows (the first `max_rows` are kept). For a
+// small table (rowsocket.containers' names).
+bool ReadFirstColumn(THD* thd, std::string_view db, std::string_view table, size_t max_rows,
+                     std::vector<std::string>* values);
+
 }  // namespace rowsocket
