@@ -8,6 +8,7 @@ where the behaviour is Redis's own (reply shapes, errors).
 
 import contextlib
 import random
+import threading
 import time
 
 import pytest
@@ -280,6 +281,51 @@ def test_keys_of_no_container_stay_strings(r, sql):
         time.sleep(1.1)
         sql.execute(f"DROP TABLE {DB}.sessions")
     assert r.get("session:abc") == b"v"
+
+
+def test_the_fields_follow_the_tables_columns(r, sql):
+    sql.execute(f"CREATE TABLE {DB}.altered (k INT PRIMARY KEY, a VARCHAR(10))")
+    try:
+        map_container(sql, "alt", "altered", "k")
+        time.sleep(1.1)  # (every worker reads the mapping again)
+        assert r.hset("alt:1", "a", "x") == 1
+        sql.execute(f"ALTER TABLE {DB}.altered ADD COLUMN b INT NULL, ADD COLUMN c INT "
+                    "INVISIBLE NULL")
+        assert r.hset("alt:1", "b", "2") == 1
+        assert r.hgetall("alt:1") == {b"a": b"x", b"b": b"2"}   # (c: not in SELECT *)
+        sql.execute(f"ALTER TABLE {DB}.altered DROP COLUMN a")
+        assert r.hgetall("alt:1") == {b"b": b"2"}
+        with pytest.raises(redis.ResponseError, match="is no column"):
+            r.hset("alt:1", "a", "x")
+        assert r.hget("alt:x", "b") is None          # `x` is no value of an INT key
+        with pytest.raises(redis.ResponseError, match="not a value of the key column"):
+            r.hset("alt:x", "b", "1")
+    finally:
+        sql.execute("DELETE FROM rowsocket.containers WHERE name = 'alt'")
+        sql.execute(f"DROP TABLE {DB}.altered")
+
+
+def test_concurrent_hincrby_and_hsetnx_are_atomic(rs, r, sql):
+    winners = []
+
+    def client(n):
+        with contextlib.closing(redis.Redis(host="127.0.0.1", port=rs.port,
+                                            socket_timeout=30)) as c:
+            with c.pipeline(transaction=False) as p:
+                for _ in range(50):
+                    p.hincrby("user:c", "visits", 1)
+                p.hsetnx("user:c", "note", f"client {n}")
+                replies = p.execute()
+            if replies[-1] == 1:
+                winners.append(n)
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sql.rows(f"SELECT visits, note FROM {DB}.users WHERE id = 'c'") == [
+        ("400", f"client {winners[0]}")] and len(winners) == 1
 
 
 def test_resp3_hgetall_is_a_map(rs, clean):
