@@ -15,6 +15,12 @@ and rowsocket's memcached listener, `rowsocket-memcached`), HandlerSocket finds 
 updates of the same table and columns, and SQL (a `set` is INSERT ... ON DUPLICATE KEY
 UPDATE there). Only these cases run against rowsocket-memcached.
 
+The rd-* cases are Redis's: rowsocket's Redis listener (`rowsocket-redis`) and
+redis-server (`redis`, its append-only file fsynced once a second; `redis-always`,
+the same server fsyncing every write, runs the write case only) over the same strings
+("u<id>" as in the kv cases; GET, MGET, SET) and hashes ("user:<id>", the user row's
+fields; HGETALL). Only these cases run against those targets.
+
 Inserts and deletes come in pairs: right after a target's insert run, its delete run
 removes exactly the keys that run inserted, so the table is back to its loaded size
 before the next run and every delete finds its row.
@@ -26,8 +32,13 @@ import statistics
 import subprocess
 import tempfile
 
-TARGETS = ["rowsocket", "original", "sql-prepared", "sql", "memcached", "rowsocket-memcached"]
+TARGETS = ["rowsocket", "original", "sql-prepared", "sql", "memcached", "rowsocket-memcached",
+           "rowsocket-redis", "redis", "redis-always"]
+REDIS_TARGETS = ["rowsocket-redis", "redis", "redis-always"]
 TARGET_TITLES = {
+    "rowsocket-redis": "rowsocket Redis",
+    "redis": "redis-server (everysec)",
+    "redis-always": "redis-server (always)",
     "rowsocket": "rowsocket",
     "rowsocket-memcached": "rowsocket memcached",
     "original": "original plugin",
@@ -45,7 +56,8 @@ DISTURBED_OTHER_CPU_PCT = 10.0
 
 class Case:
     def __init__(self, name, title, workload="get", conns=64, depth=1, keys=1,
-                 dist="uniform", issue=True, batch=1, tls=False, kv=False, rows=None):
+                 dist="uniform", issue=True, batch=1, tls=False, kv=False, rows=None,
+                 redis=False, hash=False):
         self.name = name
         self.title = title
         self.workload = workload
@@ -58,9 +70,15 @@ class Case:
         self.tls = tls      # over TLS (rowsocket-bench --ssl): rowsocket only
         self.kv = kv        # the memcached container's items (rowsocket-bench --kv)
         self.rows = rows    # keys drawn from the first `rows` rows only (None: all)
+        self.redis = redis  # Redis's protocol: the Redis targets only
+        self.hash = hash    # a get is HGETALL of the user row (rowsocket-bench --hash)
 
     def applies_to(self, target):
         """Why `target` cannot run this case, or None when it can."""
+        if (target in REDIS_TARGETS) != self.redis:
+            return "the rd-* cases are Redis's protocol, served by the Redis targets only"
+        if target == "redis-always" and self.workload != "update":
+            return "appendfsync applies to writes (the reads run against `redis`)"
         if target == "rowsocket-memcached" and not self.kv:
             return "rowsocket's memcached listener serves the key-value container (kv-* cases)"
         if self.tls and target != "rowsocket":
@@ -99,6 +117,18 @@ CASES = [
          issue=False),
     Case("kv-set-64x1", "kv set (upsert of the whole item), 64 conns", workload="update",
          kv=True, issue=False),
+    Case("rd-get-8x1", "Redis GET, 8 conns, depth 1", conns=8, redis=True, issue=False),
+    Case("rd-get-64x1", "Redis GET, 64 conns, depth 1", redis=True, issue=False),
+    Case("rd-get-64x16pipe", "Redis GET, 64 conns, 16 pipelined", depth=16, redis=True,
+         issue=False),
+    Case("rd-mget-64x16keys", "Redis MGET of 16 keys, 64 conns", keys=16, redis=True,
+         issue=False),
+    Case("rd-hgetall-8x1", "Redis HGETALL of a row, 8 conns", conns=8, redis=True, hash=True,
+         issue=False),
+    Case("rd-hgetall-64x1", "Redis HGETALL of a row, 64 conns", redis=True, hash=True,
+         issue=False),
+    Case("rd-set-64x1", "Redis SET (durable), 64 conns", workload="update", redis=True,
+         issue=False),
 ]
 
 
@@ -133,6 +163,10 @@ class Matrix:
             return "memcached", st.memcached.port, st.memcached.pid
         if target == "rowsocket-memcached":
             return "memcached", st.memcached_port, st.mariadb_pid
+        if target == "rowsocket-redis":
+            return "redis", st.redis_port, st.mariadb_pid
+        if target in ("redis", "redis-always"):
+            return "redis", st.redis.port, st.redis.pid
         return target, st.mariadb.sql_port, st.mariadb_pid
 
     def command(self, case, target, json_path, key_base=None, key_count=None):
@@ -152,6 +186,8 @@ class Matrix:
             cmd += ["--ssl"]
         if case.kv:
             cmd += ["--kv"]
+        if case.hash:
+            cmd += ["--hash"]
         if key_base is not None:
             cmd += ["--key-base", str(key_base)]
         if key_count is not None:
@@ -162,8 +198,14 @@ class Matrix:
         json_path = os.path.join(self.tmp, f"{case.name}.{target}.{rnd}.json")
         cmd = self.command(case, target, json_path, key_base, key_count)
         self.stack.settle()
-        proc = subprocess.run(cmd, capture_output=True, text=True,
-                              timeout=self.s.duration + self.s.warmup + 120)
+        if target == "redis-always":
+            self.stack.redis.appendfsync("always")
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True,
+                                  timeout=self.s.duration + self.s.warmup + 120)
+        finally:
+            if target == "redis-always":
+                self.stack.redis.appendfsync("everysec")
         if proc.returncode == 2 or not os.path.exists(json_path):
             raise RuntimeError(f"rowsocket-bench could not run {case.name}/{target}:\n"
                                f"{' '.join(cmd)}\n{proc.stderr}")

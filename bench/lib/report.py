@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 
-from matrix import MEMCACHED_PEERS, PEERS, TARGET_TITLES
+from matrix import MEMCACHED_PEERS, PEERS, REDIS_TARGETS, TARGET_TITLES
 
 # (case, peer, minimum qps ratio) that issue 16 asks for; the CPU goals follow.
 GOALS = [
@@ -27,6 +27,11 @@ MEMCACHED_GOALS = [
     ("kv-get-64x1", "memcached", 0.9), ("kv-get-64x16keys", "memcached", 0.8),
     ("kv-get-64x1", "rowsocket", 1.0), ("kv-get-8x1", "rowsocket", 1.0),
     ("kv-set-64x1", "sql-prepared", 3.0), ("kv-set-64x1", "sql", 3.0),
+]
+# (case, peer, minimum qps ratio) that issue 28 asks of rowsocket's Redis listener.
+REDIS_GOALS = [
+    ("rd-get-64x1", "redis", 0.9), ("rd-get-64x16pipe", "redis", 2.0),
+    ("rd-set-64x1", "redis-always", 2.0), ("rd-mget-64x16keys", "redis", 0.8),
 ]
 
 
@@ -88,10 +93,11 @@ def goals_lines(summary):
     return lines
 
 
-def memcached_goals_lines(summary):
+def listener_goals_lines(summary, goals, ours_target):
+    """A line per goal of `ours_target` (rowsocket's memcached or Redis listener)."""
     lines = []
-    for case, peer, want in MEMCACHED_GOALS:
-        ours = summary.get((case, "rowsocket-memcached"))
+    for case, peer, want in goals:
+        ours = summary.get((case, ours_target))
         theirs = summary.get((case, peer))
         if not ours or not theirs:
             continue
@@ -99,7 +105,7 @@ def memcached_goals_lines(summary):
         cpu = ratio(ours["server_us_per_op"], theirs["server_us_per_op"])
         verdict = "met" if got >= want else "NOT met"
         peer_title = "rowsocket HandlerSocket" if peer == "rowsocket" else TARGET_TITLES[peer]
-        lines.append(f"- {case}: rowsocket memcached ÷ {peer_title} qps {got:.2f}x "
+        lines.append(f"- {case}: {TARGET_TITLES[ours_target]} ÷ {peer_title} qps {got:.2f}x "
                      f"(goal ≥ {want}x): **{verdict}**; server CPU per request {cpu:.2f}x "
                      f"({ours['server_us_per_op']:.1f} vs {theirs['server_us_per_op']:.1f} µs)")
     return lines
@@ -121,7 +127,7 @@ def ratio_table(heading, ours_target, peers, cases, summary, titles=None):
 def write_chart(path_png, summary, cases, targets):
     """Clustered bars: qps (thousands) by case (issue 4's cases and the kv cases) and
     target."""
-    issue_cases = [c for c in cases if c.issue or c.kv]
+    issue_cases = [c for c in cases if c.issue or c.kv or c.redis]
     data_path = path_png[:-4] + ".dat"
     with open(data_path, "w") as f:
         f.write("case " + " ".join(f'"{TARGET_TITLES[t]}"' for t in targets) + "\n")
@@ -169,6 +175,7 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
         f"- Machine: {info['cpus']} CPUs ({info['cpu_model']}), {info['kernel']}; 1-minute load "
         f"before the run {info['load_before']:.2f}.",
         f"- Versions: MariaDB {info['versions']['mariadb']}, {info['versions']['memcached']}, "
+        + (f"{info['versions']['redis']}, " if "redis" in info["versions"] else "") +
         f"rowsocket {info['git']}.",
         f"- Data: {info['rows']:,} rows in test.user and test.user_si, buffer pool "
         f"{info['buffer_pool_mb']} MB (all in memory, warmed).",
@@ -177,7 +184,9 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
         f"thread(s) on the same machine as the servers; medians over rounds.",
         "- Plugins and memcached at their defaults (rowsocket threads = cores; original "
         "handlersocket_threads = 16, threads_wr = 1; memcached -t 4; rowsocket's memcached "
-        "listener, in the kv cases, rowsocket_memcached_threads = half the cores, at least 2); "
+        "listener, in the kv cases, rowsocket_memcached_threads = half the cores, at least 2; "
+        "its Redis listener, in the rd cases, rowsocket_redis_threads likewise; redis-server "
+        "one thread, its append-only file on); "
         "SQL over TCP, autocommit, one thread per connection."
         + (f" Extra server options: `{' '.join(info['server_options'])}`."
            if info.get("server_options") else ""),
@@ -204,8 +213,17 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
         lines += ratio_table("rowsocket's memcached listener ÷ each peer, kv cases",
                              "rowsocket-memcached", mc_peers, kv_cases, summary,
                              {"rowsocket": "rowsocket HandlerSocket"})
-        lines += ["", "## Issue 18's targets", ""] + (memcached_goals_lines(summary)
-                                                      or ["- (not measured)"])
+        lines += ["", "## Issue 18's targets", ""] + (
+            listener_goals_lines(summary, MEMCACHED_GOALS, "rowsocket-memcached")
+            or ["- (not measured)"])
+    redis_peers = [p for p in REDIS_TARGETS[1:] if p in targets]
+    redis_cases = [c for c in cases if c.redis]
+    if "rowsocket-redis" in targets and redis_peers and redis_cases:
+        lines += ratio_table("rowsocket's Redis listener ÷ redis-server, rd cases",
+                             "rowsocket-redis", redis_peers, redis_cases, summary)
+        lines += ["", "## Issue 28's targets", ""] + (
+            listener_goals_lines(summary, REDIS_GOALS, "rowsocket-redis")
+            or ["- (not measured)"])
     lines += ["", "## Latency and CPU per case (medians)", ""]
     for c in cases:
         rows = [(t, summary.get((c.name, t))) for t in targets]
@@ -236,6 +254,12 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
               "selects those columns by k, and a set writes the whole item (HandlerSocket U of "
               "those columns, SQL INSERT ... ON DUPLICATE KEY UPDATE). Writes to MariaDB are "
               "durable before their answer (innodb_flush_log_at_trx_commit=1); memcached's are not.",
+              "- The rd cases read and write the same items through Redis's protocol (GET, "
+              "MGET, SET of \"u<id>\"; HGETALL \"user:<id>\": test.user's row through "
+              "rowsocket's container `user`, a hash of the same three fields in redis-server). "
+              "redis-server keeps an append-only file: `redis-server (everysec)` fsyncs it once "
+              "a second (a crash loses up to a second of writes), `redis-server (always)` "
+              "before each answer, as rowsocket's writes are durable before theirs.",
               ""]
     if chart_error:
         lines += [f"Chart not drawn: {chart_error}", ""]

@@ -20,6 +20,13 @@ memcached: k "u<id>", v the same TAB-joined row, flags 0, expires 0, cas the id 
 kv-* cases of bench/compare and rowsocket-bench --kv read and write them through
 memcached's protocol, HandlerSocket and SQL alike).
 
+With `redis=True` rowsocket's Redis listener runs too (`rowsocket_redis_port`), over
+the same rowsocket.kv items (strings "u<id>") and, through a container named `user`,
+over test.user's rows as hashes "user:<id>"; beside it runs a private redis-server
+holding the same strings and hashes (fields user_name, user_email, created), with its
+append-only file on (`appendfsync everysec`; `RedisServer.appendfsync` switches it to
+`always` for a run).
+
 rowsocket gets a throwaway self-signed certificate (made with `openssl`), so that the
 TLS cases (rowsocket-bench --ssl) run on the same ports as the plain ones.
 
@@ -42,6 +49,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 
 import harness  # noqa: E402
+import redis_reference  # noqa: E402
 from harness import MariaDB, free_ports, original_plugin, rowsocket_plugin  # noqa: E402
 
 ROWS_PER_NAME = 4
@@ -49,6 +57,9 @@ CREATED = "2010-02-03 11:22:33"
 USER_COLUMNS = """user_id INT UNSIGNED PRIMARY KEY, user_name VARCHAR(50),
     user_email VARCHAR(255), created DATETIME"""
 MEMCACHED = shutil.which("memcached") or "/usr/bin/memcached"
+# The container that makes test.user's rows Redis hashes "user:<id>" (docs/REDIS.md).
+USER_CONTAINER = ("REPLACE INTO rowsocket.containers (name, db_schema, db_table, key_column, "
+                  "value_columns) VALUES ('user', 'test', 'user', 'user_id', 'user_name')")
 # rowsocket.kv as the plugin makes it (src/engine/memcached/containers.cc), should it not come.
 KV_TABLE = ("CREATE TABLE IF NOT EXISTS rowsocket.kv (k VARBINARY(250) NOT NULL PRIMARY KEY, "
             "v MEDIUMBLOB NOT NULL, cas BIGINT UNSIGNED NOT NULL DEFAULT 0, "
@@ -230,6 +241,60 @@ class Memcached:
                 raise RuntimeError(f"memcached load failed: {reply[:200]!r}")
 
 
+class RedisServer:
+    """A private redis-server (tests/integration/redis_reference.py's) with its
+    append-only file on: every write logged, fsynced once a second (`appendfsync
+    everysec`) unless `appendfsync("always")` asks for every write."""
+
+    def __init__(self):
+        self.server = None
+
+    @property
+    def pid(self):
+        return self.server.proc.pid
+
+    @property
+    def port(self):
+        return self.server.port
+
+    def start(self):
+        self.server = redis_reference.RedisServer(
+            ["--appendonly", "yes", "--appendfsync", "everysec", "--maxclients", "4000"])
+        return self
+
+    def stop(self):
+        if self.server:
+            self.server.stop()
+
+    def appendfsync(self, policy):
+        conn = redis_reference.Resp(self.port)
+        try:
+            reply = conn.command("CONFIG", "SET", "appendfsync", policy)
+        finally:
+            conn.close()
+        if reply != b"+OK\r\n":
+            raise RuntimeError(f"redis-server: CONFIG SET appendfsync {policy}: {reply!r}")
+
+    def send_many(self, commands, chunk=20000):
+        """Sends commands (argv tuples) pipelined, then checks that no reply is an error."""
+        with socket.create_connection(("127.0.0.1", self.port)) as s:
+            batch = []
+            for argv in commands:
+                batch.append(redis_reference.encode(*argv))
+                if len(batch) >= chunk:
+                    s.sendall(b"".join(batch))
+                    batch = []
+            s.sendall(b"".join(batch) + redis_reference.encode("PING"))
+            reply = b""
+            while not reply.endswith(b"+PONG\r\n"):
+                part = s.recv(1 << 20)
+                if not part:
+                    break
+                reply += part
+            if b"\r\n-" in reply or reply.startswith(b"-"):
+                raise RuntimeError(f"redis-server load failed: {reply[:200]!r}")
+
+
 def self_signed_certificate():
     """A temp dir holding cert.pem and key.pem for 127.0.0.1, or None without openssl."""
     if shutil.which("openssl") is None:
@@ -245,16 +310,20 @@ class Stack:
     """mariadbd with rowsocket and the original plugin, plus memcached."""
 
     def __init__(self, plugin_path, buffer_pool_mb, memcached_mb=1024, server_options=(),
-                 with_memcached=True, kv=False, wrapper=()):
+                 with_memcached=True, kv=False, redis=False, wrapper=()):
         os.environ["ROWSOCKET_PLUGIN"] = plugin_path
         self.tls_dir = self_signed_certificate()
         options = ({"ssl_cert": os.path.join(self.tls_dir, "cert.pem"),
                     "ssl_key": os.path.join(self.tls_dir, "key.pem")} if self.tls_dir else {})
-        self.kv = kv
+        self.kv = kv or redis
         self.memcached_port = None  # rowsocket's memcached listener (kv=True)
-        if kv:
+        self.redis_port = None      # rowsocket's Redis listener (redis=True)
+        if self.kv:
             self.memcached_port = free_ports(1)[0]
             options["memcached_port"] = self.memcached_port
+        if redis:
+            self.redis_port = free_ports(1)[0]
+            options["redis_port"] = self.redis_port
         self.rowsocket = rowsocket_plugin(options)
         self.original = original_plugin()
         extra = [f"--innodb-buffer-pool-size={buffer_pool_mb}M", "--max-connections=2000",
@@ -263,31 +332,37 @@ class Stack:
         self.mariadb = (WrappedMariaDB(wrapper, plugins, extra) if wrapper
                         else MariaDB(plugins, extra_args=extra))
         self.memcached = Memcached(memcached_mb, wrapper=wrapper) if with_memcached else None
+        self.redis = RedisServer() if redis else None
 
     def start(self):
         self.mariadb.start()
         if self.memcached:
             self.memcached.start()
+        if self.redis:
+            self.redis.start()
         if self.kv:
-            self.wait_for_memcached_listener()
+            self.wait_for_listener("memcached", self.memcached_port)
+        if self.redis:
+            self.wait_for_listener("Redis", self.redis_port)
         return self
 
-    def wait_for_memcached_listener(self, limit=20.0):
+    def wait_for_listener(self, what, port, limit=20.0):
         deadline = time.monotonic() + limit
         while True:
             try:
-                socket.create_connection(("127.0.0.1", self.memcached_port), timeout=1).close()
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 return
             except OSError:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"rowsocket's memcached listener (port "
-                                       f"{self.memcached_port}) did not start")
+                    raise RuntimeError(f"rowsocket's {what} listener (port {port}) did not start")
                 time.sleep(0.05)
 
     def stop(self):
         try:
             if self.memcached:
                 self.memcached.stop()
+            if self.redis:
+                self.redis.stop()
         finally:
             self.mariadb.stop(check=False)
             if self.tls_dir:
@@ -328,6 +403,8 @@ class Stack:
             self.load_kv(rows, log)
         if self.memcached:
             self.load_memcached(rows, log)
+        if self.redis:
+            self.load_redis(rows, log)
 
     def load_kv(self, rows, log=print):
         """Fills rowsocket.kv, the memcached listener's default container, with the items
@@ -368,6 +445,20 @@ class Stack:
         log(f"loaded {rows} rows and {groups} names into memcached in "
             f"{time.monotonic() - t:.1f}s")
 
+    def load_redis(self, rows, log=print):
+        """Maps test.user as the hashes "user:<id>" of rowsocket's Redis listener, and
+        stores in redis-server what that listener reads: the strings "u<id>" (as
+        memcached's items) and the hashes "user:<id>" of the row's other columns."""
+        t = time.monotonic()
+        self.execute(USER_CONTAINER)
+        self.redis.send_many(("SET", f"u{i}", user_row(i)) for i in range(1, rows + 1))
+        self.redis.send_many(
+            ("HSET", f"user:{i}", "user_name", f"user{(i - 1) // ROWS_PER_NAME}",
+                 "user_email", f"user{i}@example.com", "created", CREATED)
+            for i in range(1, rows + 1))
+        log(f"loaded {rows} strings and {rows} hashes into redis-server in "
+            f"{time.monotonic() - t:.1f}s")
+
     def insert_rows(self, table, first, last):
         self.execute(
             f"INSERT INTO test.{table} SELECT seq, CONCAT('user', (seq - 1) DIV {ROWS_PER_NAME}), "
@@ -391,7 +482,8 @@ class Stack:
     def settle(self, quiet_pct=5.0, interval=0.2, limit=20.0):
         """Waits until mariadbd and memcached (if any) together use less than `quiet_pct`
         of a core (InnoDB purges after write runs); returns the seconds waited."""
-        pids = [self.mariadb_pid] + ([self.memcached.pid] if self.memcached else [])
+        pids = ([self.mariadb_pid] + ([self.memcached.pid] if self.memcached else [])
+                + ([self.redis.pid] if self.redis else []))
         start = time.monotonic()
         last = sum(process_cpu(p) for p in pids)
         while time.monotonic() - start < limit:
@@ -407,4 +499,9 @@ class Stack:
         if not self.memcached:
             return {"mariadb": version}
         mc = subprocess.run([MEMCACHED, "-V"], capture_output=True, text=True).stdout.strip()
-        return {"mariadb": version, "memcached": mc}
+        found = {"mariadb": version, "memcached": mc}
+        if self.redis:
+            found["redis"] = subprocess.run([redis_reference.REDIS_SERVER, "--version"],
+                                            capture_output=True,
+                                            text=True).stdout.split(" build=")[0].strip()
+        return found

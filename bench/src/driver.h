@@ -9,7 +9,7 @@
 // their Stats.
 //
 // Connection is the seam between the loop and a protocol: StreamConnection (below)
-// carries the line/byte protocols (HandlerSocket, memcached) through a
+// carries the line/byte protocols (HandlerSocket, memcached, Redis) through a
 // StreamProtocol; SqlConnection (sql_connection.h) drives libmariadb's non-blocking
 // API. Both call back into Worker::NextOp and Worker::Complete.
 #pragma once
@@ -103,6 +103,7 @@ class StreamProtocol {
 
 std::unique_ptr<StreamProtocol> MakeHandlerSocketProtocol(const Options& options);
 std::unique_ptr<StreamProtocol> MakeMemcachedProtocol(const Options& options);
+std::unique_ptr<StreamProtocol> MakeRedisProtocol(const Options& options);
 
 // Connections of each kind (stream_connection.cc, sql_connection.cc).
 std::unique_ptr<Connection> MakeStreamConnection(Worker* worker,

@@ -1,5 +1,5 @@
 // rowsocket-bench: closed-loop load generator for HandlerSocket (rowsocket and the
-// original plugin), memcached and MariaDB SQL (text and prepared). See UsageText in
+// original plugin), memcached, Redis and MariaDB SQL (text and prepared). See UsageText in
 // options.cc for the flags and options.h for the data it expects on the server.
 //
 // The main thread parses options, starts one Worker per client thread, waits until
@@ -27,6 +27,7 @@ std::unique_ptr<Connection> NewConnection(const Options& o, Worker* w) {
   switch (o.target) {
     case TargetKind::kHandlerSocket: return MakeStreamConnection(w, MakeHandlerSocketProtocol(o));
     case TargetKind::kMemcached: return MakeStreamConnection(w, MakeMemcachedProtocol(o));
+    case TargetKind::kRedis: return MakeStreamConnection(w, MakeRedisProtocol(o));
     case TargetKind::kSqlText:
     case TargetKind::kSqlPrepared: return MakeSqlConnection(w);
   }

@@ -55,6 +55,11 @@ std::string Check(const Options& o) {
   if (o.kv && o.workload != Workload::kGet && o.workload != Workload::kUpdate)
     return "--kv runs the get and update workloads only";
   if (o.kv && o.batch > 1) return "--kv does not combine with --batch";
+  if (o.target == TargetKind::kRedis &&
+      ((o.workload != Workload::kGet && o.workload != Workload::kUpdate) || o.batch > 1))
+    return "redis runs the get and update workloads, without --batch";
+  if (o.hash && (o.target != TargetKind::kRedis || o.workload != Workload::kGet || o.keys > 1))
+    return "--hash applies to --target redis, get of one key";
   return "";
 }
 
@@ -63,7 +68,7 @@ std::string Check(const Options& o) {
 const char* UsageText() {
   return
       "usage: rowsocket-bench --target T --port P [options]\n"
-      "  --target hs|memcached|sql|sql-prepared   protocol to speak (default hs)\n"
+      "  --target hs|memcached|redis|sql|sql-prepared   protocol to speak (default hs)\n"
       "  --host H --port P        server address (for HS: the read or the write port)\n"
       "  --workload W             get|index|range|insert|update|delete|mix (default get)\n"
       "  --dist uniform|zipf      key distribution (default uniform); --zipf-theta X\n"
@@ -73,7 +78,7 @@ const char* UsageText() {
       "                           waits for all B answers; SQL (text; insert, update,\n"
       "                           delete) sends one statement of B rows (INSERT of B rows,\n"
       "                           UPDATE/DELETE ... WHERE user_id IN). qps counts rows\n"
-      "  --keys K                 keys per get request (HS IN, SQL IN, memcached get)\n"
+      "  --keys K                 keys per get request (HS IN, SQL IN, memcached get, MGET)\n"
       "  --limit L                rows per range scan and index get (default 10)\n"
       "  --rows R                 existing keys are 1..R (default 1000000)\n"
       "  --write-pct P            mix: percent of updates (default 10)\n"
@@ -85,6 +90,8 @@ const char* UsageText() {
       "  --ssl                    HS over TLS (rowsocket; the certificate is not checked)\n"
       "  --kv                     the memcached container's rows (rowsocket.kv, keys u<id>)\n"
       "                           for HS and SQL too: get, and update as a whole-item set\n"
+      "                           (redis: always; GET/MGET, update a SET of the value)\n"
+      "  --hash                   redis: a get is HGETALL user:<id> (the user row's fields)\n"
       "  --seed N --label TEXT --json FILE --no-progress\n"
       "Prints one line 'RESULT key=value ...' per run; --json writes the same as JSON.\n";
 }
@@ -93,6 +100,7 @@ const char* TargetName(TargetKind t) {
   switch (t) {
     case TargetKind::kHandlerSocket: return "hs";
     case TargetKind::kMemcached: return "memcached";
+    case TargetKind::kRedis: return "redis";
     case TargetKind::kSqlText: return "sql";
     case TargetKind::kSqlPrepared: return "sql-prepared";
   }
@@ -122,6 +130,7 @@ std::string ParseOptions(int argc, char** argv, Options* o) {
     if (name == "--no-progress") { o->progress = false; continue; }
     if (name == "--ssl") { o->ssl = true; continue; }
     if (name == "--kv") { o->kv = true; continue; }
+    if (name == "--hash") { o->hash = true; continue; }
     if (name == "--help" || name == "-h") return "help";
     if (i + 1 >= argc) return "missing value after " + std::string(name);
     std::string_view v = argv[++i];
@@ -131,6 +140,7 @@ std::string ParseOptions(int argc, char** argv, Options* o) {
     if (name == "--target") {
       if (v == "hs") o->target = TargetKind::kHandlerSocket;
       else if (v == "memcached") o->target = TargetKind::kMemcached;
+      else if (v == "redis") o->target = TargetKind::kRedis;
       else if (v == "sql") o->target = TargetKind::kSqlText;
       else if (v == "sql-prepared") o->target = TargetKind::kSqlPrepared;
       else return bad;

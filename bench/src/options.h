@@ -20,6 +20,11 @@
 // listener reads), SQL selects those columns by k, and an update writes the whole
 // item as memcached's `set` does (HS: U of v,cas,flags,expires; SQL: INSERT ... ON
 // DUPLICATE KEY UPDATE), with the update's stamp as the new CAS. Get and update only.
+//
+// Redis (--target redis) always reads and writes those items: GET or MGET of
+// "u<id>", SET of the whole value. With --hash a get is HGETALL "user:<id>", the
+// fields user_name, user_email and created of the user row (redis-server: a hash
+// loaded with them; rowsocket: the row of test.user through a container `user`).
 #pragma once
 
 #include <cstdint>
@@ -32,7 +37,7 @@ constexpr uint64_t kRowsPerName = 4;
 // Most keys a multi-key request may carry.
 constexpr uint32_t kMaxKeysPerRequest = 64;
 
-enum class TargetKind { kHandlerSocket, kMemcached, kSqlText, kSqlPrepared };
+enum class TargetKind { kHandlerSocket, kMemcached, kRedis, kSqlText, kSqlPrepared };
 
 enum class Workload {
   kGet,       // one row by primary key (or several with --keys > 1)
@@ -83,6 +88,7 @@ struct Options {
   bool progress = true;       // live line on stdout when it is a terminal
   bool ssl = false;           // HS over TLS (the server's certificate is not checked)
   bool kv = false;            // the key-value container's data model (see above)
+  bool hash = false;          // Redis: a get is HGETALL user:<id> (the user row's fields)
 };
 
 // Fills `*out` from argv. Returns "" on success, else a message for the user.

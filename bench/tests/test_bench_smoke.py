@@ -1,7 +1,7 @@
 """Smoke test of rowsocket-bench: every target and workload runs briefly, error-free.
 
 Starts the same stack bench/compare uses (a private mariadbd with rowsocket and the
-original plugin, plus memcached; see bench/lib/stack.py, built on
+original plugin, plus memcached and redis-server; see bench/lib/stack.py, built on
 tests/integration/harness.py) with a few thousand rows, then runs rowsocket-bench for
 a fraction of a second per case and checks that it reports zero failed requests and
 a non-zero rate. No timing is asserted: this pins that the load generator speaks
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def stack():
-    st = Stack(PLUGIN, buffer_pool_mb=128, memcached_mb=64, kv=True).start()
+    st = Stack(PLUGIN, buffer_pool_mb=128, memcached_mb=64, kv=True, redis=True).start()
     try:
         st.load(ROWS, log=lambda msg: None)
         yield st
@@ -152,6 +152,33 @@ def test_the_key_value_container_serves_every_protocol(stack, target, args):
         target, (target, stack.mariadb.sql_port))
     check(run_bench("--target", kind, "--port", port, "--server-pid", stack.mariadb_pid,
                     "--kv", *args))
+
+
+@pytest.mark.parametrize("args", [
+    ("--workload", "get"),
+    ("--workload", "get", "--depth", "8"),
+    ("--workload", "get", "--keys", "16"),
+    ("--workload", "get", "--hash"),
+    ("--workload", "update"),
+], ids=lambda a: "-".join(a[1:]).replace("--", ""))
+@pytest.mark.parametrize("target", ["rowsocket-redis", "redis"])
+def test_redis_succeeds(stack, target, args):
+    # The same strings ("u<id>") and hashes ("user:<id>") in redis-server and, through
+    # rowsocket's Redis listener, in rowsocket.kv and test.user.
+    port, pid = ((stack.redis_port, stack.mariadb_pid) if target == "rowsocket-redis"
+                 else (stack.redis.port, stack.redis.pid))
+    check(run_bench("--target", "redis", "--port", port, "--server-pid", pid, *args))
+
+
+@pytest.mark.parametrize("target", ["rowsocket-redis", "redis"])
+def test_a_missing_redis_key_is_counted_as_an_error(stack, target):
+    port = stack.redis_port if target == "rowsocket-redis" else stack.redis.port
+    proc = subprocess.run([BENCH, "--target", "redis", "--port", str(port),
+                           "--rows", str(ROWS * 100), "--duration", "0.3", "--warmup", "0",
+                           "--conns", "2", "--no-progress"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "a key the run expects is missing" in proc.stderr
 
 
 def test_sql_refuses_pipelining(stack):

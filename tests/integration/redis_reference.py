@@ -136,6 +136,15 @@ def exchange_to_eof(port, data):
         sock.close()
 
 
+def encode(*argv):
+    """One command as a client frames it: an array of bulk strings (str or bytes)."""
+    parts = [b"*%d\r\n" % len(argv)]
+    for a in argv:
+        a = a.encode() if isinstance(a, str) else a
+        parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(parts)
+
+
 class Resp:
     """One connection that sends commands and reads whole replies as raw bytes."""
 
@@ -173,11 +182,7 @@ class Resp:
 
     def command(self, *argv):
         """The raw reply to one command (argv of str or bytes)."""
-        parts = [b"*%d\r\n" % len(argv)]
-        for a in argv:
-            a = a.encode() if isinstance(a, str) else a
-            parts.append(b"$%d\r\n%s\r\n" % (len(a), a))
-        self.sock.sendall(b"".join(parts))
+        self.sock.sendall(encode(*argv))
         end = self._reply_end(0)
         out, self.buf = self.buf[:end], self.buf[end:]
         return out

@@ -20,7 +20,7 @@ import pytest
 import harness
 from db import Sql
 from memcached_support import wait_for_default_container
-from redis_reference import Resp
+from redis_reference import Resp, encode
 from targets import rowsocket_only
 from test_memory_bounds import rss, status
 
@@ -75,14 +75,6 @@ def wait_for(predicate, what, bound=30.0):
 
 def connect(port):
     return socket.create_connection(("127.0.0.1", port), timeout=30)
-
-
-def multibulk(*argv):
-    out = [b"*%d\r\n" % len(argv)]
-    for a in argv:
-        a = a.encode() if isinstance(a, str) else a
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
 
 
 def read_to_end(sock, limit=1 << 16):
@@ -250,7 +242,7 @@ def test_a_slow_reader_of_big_MGET_replies_does_not_stall_the_other_clients(
     try:
         # Each asks for 200 replies of 3.6 MB (720 MB) and reads none of them.
         for h in hogs:
-            h.sendall(multibulk("MGET", "big", "big", "big", "big") * 200)
+            h.sendall(encode("MGET", "big", "big", "big", "big") * 200)
         wait_for(lambda: status(sql, "requests_deferred") >= before_deferred + len(hogs),
                  "the server kept answering clients that do not read", bound=60)
         for _ in range(20):
@@ -285,7 +277,7 @@ def update_within_lock_wait(server, key):
 def test_a_client_gone_mid_MULTI_leaves_no_transaction(raw, sql, server, redis_port):
     assert raw.command("SET", "m", "0") == b"+OK\r\n"
     s = connect(redis_port)
-    s.sendall(multibulk("MULTI") + multibulk("SET", "m", "1") + multibulk("INCR", "m"))
+    s.sendall(encode("MULTI") + encode("SET", "m", "1") + encode("INCR", "m"))
     got = b""
     while got.count(b"\r\n") < 3:
         got += s.recv(4096)
@@ -304,8 +296,8 @@ def test_a_client_gone_mid_EXEC_leaves_no_transaction_or_row_lock(raw, sql, serv
         # The row is held by SQL: the EXEC waits for it, and its client goes.
         holder.execute("BEGIN")
         holder.execute("UPDATE rowsocket.kv SET v = 'held' WHERE k = 'e'")
-        s.sendall(multibulk("MULTI") + multibulk("SET", "e", "1") + multibulk("SET", "f", "1") +
-                  multibulk("EXEC"))
+        s.sendall(encode("MULTI") + encode("SET", "e", "1") + encode("SET", "f", "1") +
+                  encode("EXEC"))
         got = b""
         while got.count(b"\r\n") < 3:
             got += s.recv(4096)
