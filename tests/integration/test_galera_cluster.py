@@ -5,7 +5,8 @@ causal read (wsrep_sync_wait) on any node sees it, and rowsocket on that node th
 reads it too. Two clients writing the same rows on two nodes meet certification
 conflicts; each conflict rolls a batch back, which runs again or answers `1 1 149`,
 so every success answer is in the final state of every node and every error answer
-is not. A node killed with SIGKILL during writes rejoins and holds every answered
+is not. The memcached and Redis listeners' writes (a MULTI/EXEC, hashes on rows) are
+cluster transactions as well. A node killed with SIGKILL during writes rejoins and holds every answered
 write; an isolated node (not in the primary component) refuses writes `1 1 1047`.
 Under wsrep_sync_wait, rowsocket's finds are causal reads too.
 
@@ -27,6 +28,7 @@ from db import Sql
 from galera_support import PROVIDER, GaleraCluster
 from harness import free_ports
 from memcached_support import Raw
+from redis_reference import Resp
 
 pytestmark = targets.rowsocket_only
 
@@ -37,7 +39,8 @@ def cluster():
         pytest.skip(f"no Galera provider at {PROVIDER} (Debian's galera-4)")
 
     def plugins():
-        return [targets.make_plugin({"memcached_port": free_ports(1)[0]})]
+        memcached, redis = free_ports(2)
+        return [targets.make_plugin({"memcached_port": memcached, "redis_port": redis})]
 
     c = GaleraCluster(3, plugins)
     try:
@@ -69,6 +72,10 @@ def sqls(cluster):
 
 def memcached_port(node):
     return int(node.plugin.options["memcached_port"])
+
+
+def redis_port(node):
+    return int(node.plugin.options["redis_port"])
 
 
 def table_rows(conn, table, columns="k, v"):
@@ -147,6 +154,51 @@ def test_memcached_sets_on_one_node_are_read_on_the_others(cluster, sqls):
             assert getter.read_until(b"END\r\n") == b"VALUE galera 0 5\r\nhello\r\nEND\r\n"
         finally:
             getter.close()
+
+
+def test_redis_transactions_and_hashes_are_cluster_transactions(cluster, sqls):
+    writer = Resp(redis_port(cluster.nodes[0]))
+    try:   # one transaction of two keys, certified as one
+        assert writer.command("MULTI") == b"+OK\r\n"
+        assert writer.command("SET", "rg:a", "one") == b"+QUEUED\r\n"
+        assert writer.command("INCRBY", "rg:n", "5") == b"+QUEUED\r\n"
+        assert writer.command("EXEC") == b"*2\r\n+OK\r\n:5\r\n"
+    finally:
+        writer.close()
+    for conn in sqls:   # causal: every node has applied both
+        assert conn.rows("SELECT v FROM rowsocket.kv WHERE k IN ('rg:a', 'rg:n') ORDER BY k") \
+            == [(b"one",), (b"5",)]
+    for node in cluster.nodes[1:]:
+        reader = Resp(redis_port(node))
+        try:
+            assert reader.command("MGET", "rg:a", "rg:n") == b"*2\r\n$3\r\none\r\n$1\r\n5\r\n"
+        finally:
+            reader.close()
+    # A hash on node 2: the row of a table SQL mapped on node 1.
+    sqls[0].create_table("rgh", "id INT PRIMARY KEY, name VARCHAR(20), visits INT NOT NULL "
+                         "DEFAULT 0")
+    sqls[0].execute("REPLACE INTO rowsocket.containers (name, db_schema, db_table, key_column, "
+                    "value_columns) VALUES ('rgh', 'test', 'rgh', 'id', 'name')")
+    hasher = Resp(redis_port(cluster.nodes[1]))
+    try:
+        deadline = time.monotonic() + 30   # the workers read the mapping once a second
+        while (answer := hasher.command("HSET", "rgh:1", "name", "ann")) != b":1\r\n":
+            assert answer.startswith(b"-ERR rowsocket: ") and time.monotonic() < deadline, answer
+            time.sleep(0.1)
+        assert hasher.command("HINCRBY", "rgh:1", "visits", "3") == b":3\r\n"
+    finally:
+        hasher.close()
+    for conn in sqls:
+        assert conn.rows("SELECT id, name, visits FROM test.rgh") == [("1", "ann", "3")]
+    reader = Resp(redis_port(cluster.nodes[2]))
+    try:
+        expected = b"*4\r\n$4\r\nname\r\n$3\r\nann\r\n$6\r\nvisits\r\n$1\r\n3\r\n"
+        deadline = time.monotonic() + 30
+        while (answer := reader.command("HGETALL", "rgh:1")) != expected:
+            assert time.monotonic() < deadline, answer
+            time.sleep(0.1)
+    finally:
+        reader.close()
 
 
 KEYS = 8
@@ -291,6 +343,7 @@ def test_finds_wait_for_the_cluster_under_wsrep_sync_wait(cluster, sqls):
 def test_an_isolated_node_refuses_writes(cluster, sqls):
     node = cluster.nodes[0]
     sqls[0].create_table("iso", "k INT PRIMARY KEY, v VARCHAR(20)", [(1, "one")])
+    redis = Resp(redis_port(node))
     with hs.Connection(node.plugin.port_wr) as w:
         w.open_index(0, "iso", ["k", "v"])
         admin = Sql(node.server)
@@ -303,11 +356,16 @@ def test_an_isolated_node_refuses_writes(cluster, sqls):
             assert w.request([0, "+", 2, 2, "two"]) == ["1", "1", "1047"]
             assert w.request(hs.find(0, "=", [1], 1, 0, ["D"])) == ["1", "1", "1047"]
             assert w.request(hs.find(0, "=", [1])) == ["1", "1", "1047"]
+            refused = redis.command("SET", "iso", "1")
+            assert refused.startswith(b"-ERR ") and b"1047" in refused, refused
             assert node.status("Rowsocket_galera") == "REFUSED"
             admin.execute("SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'")
             GaleraCluster.wait_synced(node, 3)
         finally:
             admin.close()
         assert w.request([0, "+", 2, 2, "two"]) == ["0", "1"]
+    assert redis.command("SET", "iso", "1") == b"+OK\r\n"
+    redis.close()
     for conn in sqls:
         assert table_rows(conn, "iso") == [("1", "one"), ("2", "two")]
+        assert conn.rows("SELECT v FROM rowsocket.kv WHERE k = 'iso'") == [(b"1",)]
