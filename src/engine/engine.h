@@ -20,6 +20,9 @@ struct EngineOptions {
   // SASL PLAIN logins on the memcached listener are taken over plain TCP too
   // (rowsocket_memcached_sasl_over_plain_tcp); otherwise over TLS only.
   bool memcached_sasl_over_plain_tcp = false;
+  // The memcached listener runs (rowsocket_memcached_port): its first worker sweeps
+  // the containers' expired items; where it does not, the Redis listener's does.
+  bool memcached_listener = false;
 };
 
 // Makes executors that run batches through the handler API, each on its worker's

@@ -503,8 +503,9 @@ int PluginInit(void*) {
   engine.allowed_system_schemas = Str(opt_allowed_system_schemas);
   engine.idle_table_close_ms = uint64_t{opt_idle_table_close} * 1000;
   engine.memcached_sasl_over_plain_tcp = opt_memcached_sasl_over_plain_tcp != 0;
-  g_factory = NewEngineExecutorFactory(engine);
   ServerConfig config = ConfigFromVariables();
+  engine.memcached_listener = !config.memcached.port.empty();
+  g_factory = NewEngineExecutorFactory(engine);
   std::string error;
   if (!ResolveAuth(opt_auth, config.read.secret, config.address, "read", &config.read.auth,
                    &error) ||

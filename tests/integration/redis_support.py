@@ -6,7 +6,8 @@
         rs.memcached_port   # its memcached listener, on the same default container
 
 A module-scoped fixture is what the suites use; `options` are more plugin options
-(without the `rowsocket_` prefix), `extra_args` more mariadbd arguments. The default
+(without the `rowsocket_` prefix), `extra_args` more mariadbd arguments, and
+`memcached=False` starts no memcached listener (rs.memcached_port is None). The default
 container rowsocket.kv exists when the block begins.
 """
 
@@ -27,10 +28,13 @@ class RowsocketRedis:
 
 
 @contextlib.contextmanager
-def running_rowsocket_redis(options=None, extra_args=()):
+def running_rowsocket_redis(options=None, extra_args=(), memcached=True):
     port, memcached_port = harness.free_ports(2)
-    plugin = targets.make_plugin({"redis_port": port, "memcached_port": memcached_port,
-                                  **(options or {})})
+    listeners = {"redis_port": port, "memcached_port": memcached_port}
+    if not memcached:  # the Redis listener alone
+        del listeners["memcached_port"]
+        memcached_port = None
+    plugin = targets.make_plugin({**listeners, **(options or {})})
     with servers.running_server([plugin], list(extra_args)) as server:
         sql = Sql(server)
         try:

@@ -1,10 +1,11 @@
 // The sweep of expired items: MemcachedHandler's part (memcached_handler.h). The
-// memcached listener's first worker, between its turns, examines a few rows of each
-// container with an expiry column every 100 ms (rowsocket_memcached_sweep_rate rows
-// a second in each) and deletes the expired ones, in a write transaction of the same
-// kind as a memcached delete's: binlogged, durable, with SQL's rules. The same worker
-// deletes the items a delayed flush_all flushed (KvFlushes), kFlushStepRows rows of
-// each such container every 100 ms.
+// memcached listener's first worker (the Redis listener's, where no memcached
+// listener runs), between its turns, examines a few rows of each container with an
+// expiry column every 100 ms (rowsocket_memcached_sweep_rate rows a second in each)
+// and deletes the expired ones, in a write transaction of the same kind as a
+// memcached delete's: binlogged, durable, with SQL's rules. The same worker deletes
+// the items a delayed flush_all flushed (KvFlushes), kFlushStepRows rows of each
+// such container every 100 ms.
 #include "engine/server_headers.h"
 
 #include <algorithm>

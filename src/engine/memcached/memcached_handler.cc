@@ -46,9 +46,18 @@ KvSession* KvSessionOf(EngineSession* session) {
 class MemcachedModule : public ProtocolModule {
  public:
   std::unique_ptr<ProtocolHandler> NewHandler(WorkerEngine* engine) override {
-    if (engine->info().protocol != WireProtocol::kMemcached) return nullptr;
-    default_container_.Start();
-    return std::make_unique<MemcachedHandler>(engine, &flushes_);
+    const WorkerInfo& info = engine->info();
+    if (info.protocol == WireProtocol::kMemcached) {
+      default_container_.Start();
+      return std::make_unique<MemcachedHandler>(engine, &flushes_);
+    }
+    // Where no memcached listener runs, the Redis listener's first worker sweeps the
+    // expired items of the containers it serves: its handler here speaks no item
+    // (Speaks), and only its Tick runs.
+    if (info.protocol == WireProtocol::kRedis && info.slot == 0 &&
+        !engine->options().memcached_listener)
+      return std::make_unique<MemcachedHandler>(engine, &flushes_);
+    return nullptr;
   }
 
  private:

@@ -4,11 +4,14 @@
 // lookup and insert indexes), checks the container's grants and SASL logins, runs
 // the command on the rows through KeyValue (key_value.h) and answers in memcached's
 // words. Between batches the memcached listener's first worker sweeps expired items
-// and deletes what a delayed flush_all flushed (expiry_sweep.cc). What a command is
+// and deletes what a delayed flush_all flushed (expiry_sweep.cc); where no memcached
+// listener runs, a handler on the Redis listener's first worker does only that
+// (MemcachedModule). What a command is
 // (reads, writes, inserts, deletes, allowed before a login) is the command table's
 // (protocol/memcached_commands.h).
 //
-// One per executor of the memcached listener, on its worker's thread.
+// One per executor of the memcached listener (and the Redis listener's first, where
+// no memcached listener runs), on its worker's thread.
 #pragma once
 
 #include <memory>
@@ -101,7 +104,7 @@ class MemcachedHandler : public ProtocolHandler {
   static constexpr size_t kMaxContainerNames = 256;
   std::unordered_map<std::string, CachedName> container_names_;
   size_t published_containers_ = 0, published_names_ = 0;  // in the stats (PublishCacheSizes)
-  // The sweep of expired items, run by the memcached listener's first worker over
+  // The sweep of expired items, run by the sweeping worker (MemcachedModule) over
   // `default` and every container it has served: per container, its indexes (a
   // lookup, and `sweep`: the key and expiry columns on the key index) and where the
   // next step starts.
@@ -130,7 +133,8 @@ class MemcachedHandler : public ProtocolHandler {
   uint64_t last_flush_step_ms_ = 0;
 };
 
-// Makes the memcached handler of each worker of the memcached listener, and keeps
+// Makes the memcached handler of each worker of the memcached listener (and, where
+// none runs, the sweeping one of the Redis listener's first worker), and keeps
 // what its workers share (the delayed flush_all, the default container's set-up).
 std::unique_ptr<ProtocolModule> NewMemcachedModule();
 
