@@ -154,9 +154,10 @@ MYSQL_SYSVAR_BOOL(memcached_flush, opt_memcached_flush, PLUGIN_VAR_RQCMDARG,
                   "Whether memcached's flush_all may empty the default container's table "
                   "(logged); OFF: it answers an error", nullptr, UpdateMemcachedFlush, 0);
 MYSQL_SYSVAR_UINT(memcached_sweep_rate, opt_memcached_sweep_rate, PLUGIN_VAR_RQCMDARG,
-                  "Rows per second the sweep of expired memcached items examines in each "
-                  "container with an expiry column (deleting those expired); 0 = no sweep: "
-                  "expired items are misses until a write meets them",
+                  "Rows per second the sweep of expired items (by the memcached listener, or "
+                  "where none runs the Redis listener) examines in each container with an "
+                  "expiry column (deleting those expired); 0 = no sweep: expired items are "
+                  "misses until a write meets them",
                   nullptr, (UpdateTunable<&opt_memcached_sweep_rate, &ServerTunables::memcached_sweep_rate>),
                   10000, 0, 10000000, 0);
 MYSQL_SYSVAR_UINT(threads, opt_threads, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
