@@ -30,6 +30,8 @@ struct RedisRequest : ParsedRequest {
   std::string error;                     // without `-` and CRLF
   bool close_after = false;              // a protocol error: the connection closes after it
   bool queued = false;                   // queued by the connection's MULTI: +QUEUED
+  bool unknown = false;                  // no command of the table (name or arity):
+                                         // refused unrun, as Redis does
   // EXEC: the commands its MULTI queued, in order; `exec_abort`: one of them was
   // refused when queued (EXECABORT, nothing runs).
   std::vector<RedisQueued> transaction;
@@ -41,6 +43,7 @@ struct RedisRequest : ParsedRequest {
     error.clear();
     close_after = false;
     queued = false;
+    unknown = false;
     transaction.clear();
     exec_abort = false;
   }

@@ -146,6 +146,7 @@ void RedisConnection::Parse(ParseTurn* turn) {
     }
     const std::vector<std::string_view>& argv = r->command.argv;
     r->info = RedisFindCommand(argv.data(), argv.size(), &r->error);
+    r->unknown = r->info == nullptr;
     if (InMulti(r, over_budget)) continue;
     if (r->info == nullptr) continue;
     const RedisCommandId id = r->info->id;

@@ -125,7 +125,8 @@ def test_redis_status_counters_count_and_are_what_INFO_shows(raw, sql, redis_por
     assert grown["redis_connections_received"] == 1
     assert grown["redis_keyspace_hits"] == 3 and grown["redis_keyspace_misses"] == 2
     assert grown["redis_errors"] == 2
-    assert grown["redis_commands_processed"] == 7  # INFO included
+    # INFO included; the unknown command and the wrong arity are refused unrun.
+    assert grown["redis_commands_processed"] == 5
     assert grown["redis_bytes_received"] > 0 and grown["redis_bytes_sent"] > 0
     # INFO reads the same counters (its own command and reply counted after it).
     assert info["total_commands_processed"] == after["redis_commands_processed"] - 1
@@ -311,3 +312,27 @@ def test_a_client_gone_mid_EXEC_leaves_no_transaction_or_row_lock(raw, sql, serv
     update_within_lock_wait(server, "e")
     update_within_lock_wait(server, "f")
     assert raw.command("PING") == b"+PONG\r\n"
+
+
+def test_commands_and_errors_count_as_redis_counts_them(raw):
+    # The same commands and transactions against a live redis-server (refused ones,
+    # queued ones, ones an EXEC runs): INFO's figures grow alike.
+    import redis_reference
+    sequence = [("SET", "t:s", "abc"), ("NOSUCHCOMMAND",), ("GET",), ("MULTI",), ("SET", "t:a", "1"), ("INCR", "t:s"),
+                ("GET", "t:a"), ("EXEC",), ("MULTI",), ("NOSUCHCOMMAND",), ("SET", "t:b", "2"),
+                ("EXEC",), ("MULTI",), ("GET", "t:a"), ("DISCARD",), ("EXEC",)]
+
+    def grown(conn):
+        before = info_stats(conn)
+        replies = [conn.command(*argv) for argv in sequence]
+        after = info_stats(conn)
+        return replies, {n: after[n] - before[n]
+                         for n in ("total_commands_processed", "total_error_replies")}
+
+    with redis_reference.running_redis() as reference:
+        theirs = Resp(reference.port)
+        try:
+            expected = grown(theirs)
+        finally:
+            theirs.close()
+    assert grown(raw) == expected

@@ -390,7 +390,10 @@ bool RedisHandler::Run(const BatchItem& item, size_t i, const Prepared& prepared
   const size_t mark = item.out->size();
   hashes_.Use(&steps_[i].hashes);
   Answer(item, steps_[i], prepared);
-  engine_->stats()->redis_commands_processed.Add();
+  // As INFO's total_commands_processed: a command that ran (not one refused unrun,
+  // nor one a MULTI queued: EXEC counts those it runs).
+  const RedisRequest& r = RedisRequestOf(item);
+  if (!r.queued && !r.unknown) engine_->stats()->redis_commands_processed.Add();
   if (item.out->size() > mark && (*item.out)[mark] == '-') engine_->stats()->redis_errors.Add();
   return rows.locks_met() != locks_met;
 }
@@ -458,22 +461,29 @@ void RedisHandler::Exec(const BatchItem& item, const Step& step, const Prepared&
   const uint64_t max_answer =
       engine_->options().tunables->max_answer_size.load(std::memory_order_relaxed);
   bool too_big = false;
+  uint64_t ran = 0, errors = 0;  // (Redis counts them as commands and error replies)
   std::vector<std::string_view> argv;
   for (const RedisQueued& q : r.transaction) {
     argv.assign(q.words.begin(), q.words.end());
+    const size_t at = item.out->size();
     if (!Served(q.info->id))
       w.Error("ERR rowsocket: '" + std::string(q.info->name) + "' is not served yet");
     else if (TouchesRows(*q.info))
       RunRows(item, *q.info, argv, step, p, &w);
     else
       AnswerCommand(item, *q.info, argv, &w);
+    ++ran;
+    if (item.out->size() > at && (*item.out)[at] == '-') ++errors;
     too_big = max_answer != 0 && item.out->size() - mark > max_answer;
     if (too_big || (rows && strings_.failed())) break;
   }
+  engine_->stats()->redis_commands_processed.Add(ran);
   const bool undone = rows && !strings_.EndAll(too_big);
   if (too_big || undone) {
     item.out->resize(mark);
     w.Error(too_big ? RedisStatusError(EngineStatus::TooBig()) : strings_.failure());
+  } else {
+    engine_->stats()->redis_errors.Add(errors);
   }
 }
 
