@@ -10,7 +10,6 @@ set -uo pipefail
 a=$1 b=$2 prefix=$3
 failed=0
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-start=$(date +%s.%N)
 STATS_FIELDS="pid uptime time version curr_connections total_connections cmd_get cmd_set
               get_hits get_misses curr_items bytes limit_maxbytes threads evictions"
 
@@ -54,7 +53,8 @@ touch_expiry() {
   echo soon > "$work/$prefix:ttl"; echo long > "$work/$prefix:stays"
   memccp --servers="$a" "$work/$prefix:ttl" "$work/$prefix:stays" || return 1
   memctouch --servers="$a" --expire=1 "$prefix:ttl" || { echo "memctouch failed"; return 1; }
-  sleep "$(awk -v s="$start" -v n="$(date +%s.%N)" 'BEGIN { d = s + 2.2 - n; print (d > 0 ? d : 0) }')"
+  local touched; touched=$(date +%s.%N)  # the expiry wait counts from here
+  sleep "$(awk -v s="$touched" -v n="$(date +%s.%N)" 'BEGIN { d = s + 2.2 - n; print (d > 0 ? d : 0) }')"
   if memcexist --servers="$a" "$prefix:ttl"; then echo "an item past its exptime exists"; return 1; fi
   memcexist --servers="$a" "$prefix:stays" || { echo "an item without exptime is gone"; return 1; }
 }
