@@ -412,6 +412,52 @@ def test_mapping_changes_take_effect_without_a_restart(mc, sql, users):
     assert mc.get("@@users.ann@x") == b"Paris"
 
 
+def test_once_a_mapping_change_is_seen_no_worker_answers_the_old_mapping(memcached_port,
+                                                                        sql, users):
+    """Clients on several connections (served by any of the listener's workers) get
+    without pause while the mapping changes: once any of them got the new mapping's
+    value, every get sent later gets it too."""
+    stop = threading.Event()
+    answers = []  # (sent, received, value) of every get, by every client
+    lock = threading.Lock()
+
+    def get_without_pause():
+        client = Client(("127.0.0.1", memcached_port), connect_timeout=5, timeout=10)
+        try:
+            while not stop.is_set():
+                sent = time.monotonic()
+                value = client.get("@@users.ann@x")
+                with lock:
+                    answers.append((sent, time.monotonic(), value))
+        finally:
+            client.close()
+
+    clients = [threading.Thread(target=get_without_pause) for _ in range(4)]
+    for c in clients:
+        c.start()
+    try:
+        time.sleep(0.5)  # every worker has read the mapping
+        sql.execute("UPDATE rowsocket.containers SET value_columns = 'city', "
+                    "value_separator = '' WHERE name = 'users'")
+        deadline = time.monotonic() + 30  # read again once a second; a busy machine is slower
+        while time.monotonic() < deadline:
+            with lock:
+                seen = [received for _, received, value in answers if value == b"Paris"]
+            if seen and time.monotonic() > min(seen) + 2:
+                break
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        for c in clients:
+            c.join()
+    new = [received for _, received, value in answers if value == b"Paris"]
+    assert new, "the mapping change never took effect"
+    first_new = min(new)
+    later = [value for sent, _, value in answers if sent > first_new]
+    assert len(later) > 10
+    assert set(later) == {b"Paris"}, (later.count(b"Ann|Paris"), len(later))
+
+
 def test_containers_on_system_schemas_are_refused(raw, sql, users):
     sql.execute("REPLACE INTO rowsocket.containers (name, db_schema, db_table, key_column, "
                 "value_columns) VALUES ('sys', 'mysql', 'db', 'Host', 'Db')")

@@ -12,12 +12,12 @@
 
 namespace rowsocket {
 
-bool ReadContainerMapping(THD* thd, std::string_view name, KvContainer* c) {
+bool ReadContainerMapping(THD* thd, std::string_view name, KvContainer* c, bool* opened) {
   // name, db_schema, db_table, key_column, value_columns, value_separator,
   // flags_column, cas_column, expires_column
   std::vector<std::optional<std::string>> row;
-  bool found = LookUpRow(thd, "rowsocket", "containers", {name}, &row) && row.size() >= 9 &&
-               row[0] && row[1] && row[2] && row[3] && row[4];
+  bool found = LookUpRow(thd, "rowsocket", "containers", {name}, &row, opened) &&
+               row.size() >= 9 && row[0] && row[1] && row[2] && row[3] && row[4];
   if (found) {
     *c = KvContainer();
     c->name = *row[0];
@@ -34,6 +34,37 @@ bool ReadContainerMapping(THD* thd, std::string_view name, KvContainer* c) {
   if (name != "default") return false;
   *c = KvContainer::Default();
   return true;
+}
+
+bool ContainerMappingReads::Read(THD* thd, std::string_view name, KvContainer* container,
+                                 uint64_t* generation) {
+  std::lock_guard<std::mutex> hold(mutex_);
+  std::optional<KvContainer> found;
+  bool opened = false;
+  if (ReadContainerMapping(thd, name, container, &opened)) found = *container;
+  if (!opened) {  // (not a change: what the others read stays theirs)
+    *generation = generation_.load(std::memory_order_relaxed);
+    return found.has_value();
+  }
+  bool changed = false;
+  auto remember = [&](const std::string& key) {
+    auto last = last_read_.find(key);
+    if (last == last_read_.end()) {
+      if (last_read_.size() >= kMaxNames) {
+        last_read_.clear();
+        changed = true;
+      }
+      last_read_.emplace(key, found);
+    } else if (!(last->second == found)) {
+      last->second = found;
+      changed = true;
+    }
+  };
+  remember(std::string(name));
+  if (found && found->name != name) remember(found->name);
+  if (changed) generation_.fetch_add(1, std::memory_order_release);
+  *generation = generation_.load(std::memory_order_relaxed);
+  return found.has_value();
 }
 
 EngineStatus BindContainerIndexes(WorkerEngine* engine, ContainerBinding* binding,

@@ -3,7 +3,13 @@
 // connection's lookup and insert indexes of a container. Runs on a worker thread.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "engine/core/worker_engine.h"
 #include "engine/memcached/key_value.h"
@@ -11,9 +17,32 @@
 namespace rowsocket {
 
 // The container `name` as rowsocket.containers maps it now (a read of its row in a
-// transaction of its own, row_lookup.h): false if it names none. `default` is
-// rowsocket.kv unless the mapping says otherwise.
-bool ReadContainerMapping(THD* thd, std::string_view name, KvContainer* container);
+// transaction of its own, row_lookup.h): false if it names none (or the table cannot
+// be opened: then *opened, if given, is false). `default` is rowsocket.kv unless the
+// mapping says otherwise.
+bool ReadContainerMapping(THD* thd, std::string_view name, KvContainer* container,
+                          bool* opened = nullptr);
+
+// The container mapping as a listener's workers read it, shared by them. Each worker
+// keeps what it read for a second; a read that finds a mapping other than the last
+// read of the same name, or of the same row, found (changed, added, deleted) moves
+// the generation on, and every worker's copies of an older generation are stale:
+// once one worker has answered with a new mapping, no worker answers with the old
+// one. Reads run one at a time, so that the last read is the newest. Thread-safe.
+class ContainerMappingReads {
+ public:
+  // The generation now: a copy read in an older one is stale.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  // ReadContainerMapping of `name`; *generation: the generation of what it read.
+  bool Read(THD* thd, std::string_view name, KvContainer* container, uint64_t* generation);
+
+ private:
+  static constexpr size_t kMaxNames = 1024;  // then they start again empty (a new generation)
+  std::mutex mutex_;
+  std::atomic<uint64_t> generation_{1};
+  // What the last read of each name found, under the name read and the row's own.
+  std::unordered_map<std::string, std::optional<KvContainer>> last_read_;
+};
 
 // Binds `binding` to `container`: its lookup and insert indexes on the unique index
 // of its key column (on a system-versioned table the server adds the end of the

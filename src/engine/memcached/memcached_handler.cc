@@ -49,19 +49,21 @@ class MemcachedModule : public ProtocolModule {
     const WorkerInfo& info = engine->info();
     if (info.protocol == WireProtocol::kMemcached) {
       default_container_.Start();
-      return std::make_unique<MemcachedHandler>(engine, &flushes_);
+      return std::make_unique<MemcachedHandler>(engine, &flushes_, &mappings_);
     }
     // Where no memcached listener runs, the Redis listener's first worker sweeps the
     // expired items of the containers it serves: its handler here speaks no item
     // (Speaks), and only its Tick runs.
     if (info.protocol == WireProtocol::kRedis && info.slot == 0 &&
         !engine->options().memcached_listener)
-      return std::make_unique<MemcachedHandler>(engine, &flushes_);
+      return std::make_unique<MemcachedHandler>(engine, &flushes_, &mappings_);
     return nullptr;
   }
 
  private:
-  KvFlushes flushes_;  // outlives the handlers: the module outlives the workers
+  // (Outlive the handlers: the module outlives the workers.)
+  KvFlushes flushes_;
+  ContainerMappingReads mappings_;
   DefaultContainer default_container_;
 };
 
@@ -71,8 +73,10 @@ std::unique_ptr<ProtocolModule> NewMemcachedModule() {
   return std::make_unique<MemcachedModule>();
 }
 
-MemcachedHandler::MemcachedHandler(WorkerEngine* engine, KvFlushes* flushes)
+MemcachedHandler::MemcachedHandler(WorkerEngine* engine, KvFlushes* flushes,
+                                   ContainerMappingReads* mappings)
     : engine_(engine),
+      mappings_(mappings),
       kv_(&engine->rows()),
       sweeps_expired_items_(engine->info().slot == 0),
       flushes_(flushes) {
@@ -198,7 +202,8 @@ EngineStatus MemcachedHandler::BoundContainer(EngineSession* session,
 }
 
 // The container `name` as rowsocket.containers maps it (read again once a second, so
-// that changes take effect without a restart): null if it names none. `default` is
+// that changes take effect without a restart, and at once where another worker has
+// read a change: ContainerMappingReads): null if it names none. `default` is
 // rowsocket.kv unless the mapping says otherwise. Every name the mapping's collation
 // matches to one row (case, trailing spaces) is that row's container, kept once
 // under the row's own name; the other names a client used, and the names that match
@@ -207,19 +212,23 @@ EngineStatus MemcachedHandler::BoundContainer(EngineSession* session,
 const KvContainer* MemcachedHandler::ContainerNamed(std::string_view name) {
   constexpr uint64_t kMappingMaxAgeMs = 1000;
   const uint64_t now_ms = engine_->batch_start_ms();
-  auto fresh = [now_ms](uint64_t read_ms) { return now_ms - read_ms < kMappingMaxAgeMs; };
+  const uint64_t generation = mappings_->generation();
+  auto fresh = [now_ms, generation](const auto& cached) {
+    return now_ms - cached.read_ms < kMappingMaxAgeMs && cached.generation == generation;
+  };
   const std::string key(name);
   auto known = container_mapping_.find(key);
-  if (known != container_mapping_.end() && fresh(known->second.read_ms))
+  if (known != container_mapping_.end() && fresh(known->second))
     return &known->second.container;
   auto other = container_names_.find(key);
-  if (other != container_names_.end() && fresh(other->second.read_ms)) {
+  if (other != container_names_.end() && fresh(other->second)) {
     if (other->second.row_name.empty()) return nullptr;
     auto c = container_mapping_.find(other->second.row_name);
-    if (c != container_mapping_.end() && fresh(c->second.read_ms)) return &c->second.container;
+    if (c != container_mapping_.end() && fresh(c->second)) return &c->second.container;
   }
   KvContainer c;
-  const bool found = ReadContainerMapping(engine_->thd(), name, &c);
+  uint64_t read_generation = 0;
+  const bool found = mappings_->Read(engine_->thd(), name, &c, &read_generation);
   // The entry under `name` itself is stale or gone: the row it was read from may have
   // been deleted or renamed.
   container_mapping_.erase(key);
@@ -228,6 +237,7 @@ const KvContainer* MemcachedHandler::ContainerNamed(std::string_view name) {
   if (found) {
     CachedContainer& cached = container_mapping_[c.name];
     cached.read_ms = now_ms;
+    cached.generation = read_generation;
     cached.container = std::move(c);
     container = &cached.container;
   }
@@ -236,6 +246,7 @@ const KvContainer* MemcachedHandler::ContainerNamed(std::string_view name) {
       container_names_.clear();
     CachedName& cached = container_names_[key];
     cached.read_ms = now_ms;
+    cached.generation = read_generation;
     cached.row_name = container != nullptr ? container->name : std::string();
   } else {
     container_names_.erase(key);

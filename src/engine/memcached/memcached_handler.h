@@ -22,6 +22,7 @@
 
 #include "engine/core/protocol_handler.h"
 #include "engine/core/worker_engine.h"
+#include "engine/memcached/container_map.h"
 #include "engine/memcached/key_value.h"
 #include "engine/memcached/kv_flushes.h"
 
@@ -34,8 +35,9 @@ inline const McRequest& McRequestOf(const BatchItem& item) {
 
 class MemcachedHandler : public ProtocolHandler {
  public:
-  // `flushes`: the listener's delayed flush_all, shared by its workers.
-  MemcachedHandler(WorkerEngine* engine, KvFlushes* flushes);
+  // `flushes`: the listener's delayed flush_all, and `mappings`: its reads of the
+  // container mapping, shared by its workers.
+  MemcachedHandler(WorkerEngine* engine, KvFlushes* flushes, ContainerMappingReads* mappings);
   ~MemcachedHandler() override;
 
   bool Speaks(const BatchItem& item) const override;
@@ -86,13 +88,16 @@ class MemcachedHandler : public ProtocolHandler {
                 const KvContainer& container, const std::string& columns, bool* rebound);
 
   WorkerEngine* engine_;
+  ContainerMappingReads* mappings_;
   KeyValue kv_;
   std::vector<Step> steps_;  // by item of the running batch
   // rowsocket.containers as this worker read it last (rows read again after a
-  // second), by the name each row stores: one entry per container this worker served.
+  // second, or once another worker read a change: a new generation of `mappings_`),
+  // by the name each row stores: one entry per container this worker served.
   struct CachedContainer {
     KvContainer container;
     uint64_t read_ms = 0;
+    uint64_t generation = 0;
   };
   std::unordered_map<std::string, CachedContainer> container_mapping_;
   // The other names clients used, read as long: the row's own name each matched
@@ -100,6 +105,7 @@ class MemcachedHandler : public ProtocolHandler {
   struct CachedName {
     std::string row_name;
     uint64_t read_ms = 0;
+    uint64_t generation = 0;
   };
   static constexpr size_t kMaxContainerNames = 256;
   std::unordered_map<std::string, CachedName> container_names_;

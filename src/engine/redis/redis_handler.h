@@ -26,6 +26,7 @@
 
 #include "engine/core/protocol_handler.h"
 #include "engine/core/worker_engine.h"
+#include "engine/memcached/container_map.h"
 #include "engine/memcached/key_value.h"
 #include "engine/redis/redis_hashes.h"
 #include "engine/redis/redis_strings.h"
@@ -57,11 +58,13 @@ class RedisCursors {
   std::deque<uint64_t> order_;
 };
 
-// What the Redis listener's workers share: client ids and SCAN's cursors. (INFO's
-// counts are each worker's Rowsocket_redis_* counters, WorkerStats.)
+// What the Redis listener's workers share: client ids, SCAN's cursors and the reads
+// of the container mapping. (INFO's counts are each worker's Rowsocket_redis_*
+// counters, WorkerStats.)
 struct RedisShared {
   std::atomic<uint64_t> next_client_id{0};
   RedisCursors cursors;
+  ContainerMappingReads mappings;
 };
 
 // The Redis command an item of this protocol carries (Speaks(item) holds).
@@ -140,13 +143,14 @@ class RedisHandler : public ProtocolHandler {
   RedisStrings strings_;
   std::vector<Step> steps_;  // by item of the running batch
   KvContainer default_;      // rowsocket.containers' `default` as read last
-  uint64_t default_read_ms_ = 0;
+  uint64_t default_read_ms_ = 0, default_generation_ = 0;  // (ContainerMappingReads)
   bool default_known_ = false;
-  // rowsocket.containers' rows as hash keys named them, read again after a second.
+  // rowsocket.containers' rows as hash keys named them, read again after a second
+  // (or in a new generation of the shared mappings).
   struct NamedContainer {
     bool found = false;
     KvContainer container;
-    uint64_t read_ms = 0;
+    uint64_t read_ms = 0, generation = 0;
   };
   std::unordered_map<std::string, NamedContainer> hash_containers_;
   // The names of rowsocket.containers' rows as read last (all of them if complete).

@@ -55,10 +55,10 @@ bool InOwnTransaction(THD* thd, std::string_view db, std::string_view table, Rea
 
 bool LookUpRow(THD* thd, std::string_view db, std::string_view table,
                const std::vector<std::string_view>& key,
-               std::vector<std::optional<std::string>>* row) {
+               std::vector<std::optional<std::string>>* row, bool* opened) {
   bool found = false;
   row->clear();
-  InOwnTransaction(thd, db, table, [&](TABLE* t) {
+  const bool read = InOwnTransaction(thd, db, table, [&](TABLE* t) {
     if (t->s->primary_key >= MAX_KEY ||
         t->key_info[t->s->primary_key].user_defined_key_parts != key.size())
       return;
@@ -73,6 +73,7 @@ bool LookUpRow(THD* thd, std::string_view db, std::string_view table,
       found = true;
     }
   });
+  if (opened != nullptr) *opened = read;
   return found;
 }
 

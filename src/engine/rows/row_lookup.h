@@ -15,11 +15,12 @@
 namespace rowsocket {
 
 // The row of `db`.`table` whose primary key parts are `key`, every column as text
-// (NULL as nullopt). False if the table cannot be opened or has no such row.
-// Call on a worker's thread between batches (no table of the batch locked).
+// (NULL as nullopt). False if the table cannot be opened (then *opened, if given, is
+// false) or has no such row. Call on a worker's thread between batches (no table of
+// the batch locked).
 bool LookUpRow(THD* thd, std::string_view db, std::string_view table,
                const std::vector<std::string_view>& key,
-               std::vector<std::optional<std::string>>* row);
+               std::vector<std::optional<std::string>>* row, bool* opened = nullptr);
 
 // The first column's values (its NULLs left out) of every row of `db`.`table`, read
 // the same way, in the table's order: false if the table cannot be opened, the read
