@@ -31,8 +31,14 @@ bool ReadContainerMapping(THD* thd, std::string_view name, KvContainer* containe
 // one. Reads run one at a time, so that the last read is the newest. Thread-safe.
 class ContainerMappingReads {
  public:
+  // How long a worker's copy of a mapping serves before it is read again.
+  static constexpr uint64_t kMaxAgeMs = 1000;
   // The generation now: a copy read in an older one is stale.
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  // Whether a copy read at `read_ms` in `generation` still serves at `now_ms`.
+  bool Fresh(uint64_t read_ms, uint64_t generation, uint64_t now_ms) const {
+    return now_ms - read_ms < kMaxAgeMs && generation == this->generation();
+  }
   // ReadContainerMapping of `name`; *generation: the generation of what it read.
   bool Read(THD* thd, std::string_view name, KvContainer* container, uint64_t* generation);
 

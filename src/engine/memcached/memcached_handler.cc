@@ -210,11 +210,9 @@ EngineStatus MemcachedHandler::BoundContainer(EngineSession* session,
 // no row, are remembered for as long in container_names_, at most
 // kMaxContainerNames of them (then it starts again empty).
 const KvContainer* MemcachedHandler::ContainerNamed(std::string_view name) {
-  constexpr uint64_t kMappingMaxAgeMs = 1000;
   const uint64_t now_ms = engine_->batch_start_ms();
-  const uint64_t generation = mappings_->generation();
-  auto fresh = [now_ms, generation](const auto& cached) {
-    return now_ms - cached.read_ms < kMappingMaxAgeMs && cached.generation == generation;
+  auto fresh = [this, now_ms](const auto& cached) {
+    return mappings_->Fresh(cached.read_ms, cached.generation, now_ms);
   };
   const std::string key(name);
   auto known = container_mapping_.find(key);

@@ -121,10 +121,8 @@ RedisSession* RedisHandler::SessionState(const BatchItem& item) {
 // rowsocket.containers' `default`, read again once a second (at once where another
 // worker has read a change).
 const KvContainer* RedisHandler::DefaultContainer() {
-  constexpr uint64_t kMappingMaxAgeMs = 1000;
   const uint64_t now_ms = engine_->batch_start_ms();
-  if (default_known_ && now_ms - default_read_ms_ < kMappingMaxAgeMs &&
-      default_generation_ == shared_->mappings.generation())
+  if (default_known_ && shared_->mappings.Fresh(default_read_ms_, default_generation_, now_ms))
     return &default_;
   default_known_ =
       shared_->mappings.Read(engine_->thd(), "default", &default_, &default_generation_);
@@ -289,14 +287,13 @@ bool RedisHandler::MayNameContainer(std::string_view name) {
 // The hash container `name` as rowsocket.containers maps it, read again once a
 // second (at once where another worker has read a change); null if it names none.
 const KvContainer* RedisHandler::HashContainer(std::string_view name) {
-  constexpr uint64_t kMappingMaxAgeMs = 1000;
   constexpr size_t kMaxNames = 256;  // then the names start again empty
   if (!MayNameContainer(name)) return nullptr;
   const uint64_t now_ms = engine_->batch_start_ms();
   const std::string key(name);
   auto known = hash_containers_.find(key);
-  if (known == hash_containers_.end() || now_ms - known->second.read_ms >= kMappingMaxAgeMs ||
-      known->second.generation != shared_->mappings.generation()) {
+  if (known == hash_containers_.end() ||
+      !shared_->mappings.Fresh(known->second.read_ms, known->second.generation, now_ms)) {
     if (known == hash_containers_.end() && hash_containers_.size() >= kMaxNames)
       hash_containers_.clear();
     NamedContainer& named = hash_containers_[key];

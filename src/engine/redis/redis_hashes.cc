@@ -19,31 +19,27 @@ namespace {
 using I = RedisCommandId;
 
 // The fields of a hash container's table: its visible columns but the key column
-// (SELECT * prints them), comma-separated as IndexBinding names columns (a column
-// whose name holds a comma cannot be named there: it is no field).
-std::string FieldNames(const TABLE* table, std::string_view key_column) {
-  std::string names;
+// (SELECT * prints them), in the table's order; a column whose name holds a comma
+// cannot be named in an IndexBinding's column list: it is no field.
+template <typename Each>
+void ForEachField(const TABLE* table, std::string_view key_column, Each each) {
   for (uint i = 0; i < table->s->fields; ++i) {
     const Field* f = table->field[i];
     const std::string_view name(f->field_name.str, f->field_name.length);
-    if (f->invisible != VISIBLE || SameName(name, key_column) ||
-        name.find(',') != std::string_view::npos)
-      continue;
-    if (!names.empty()) names += ',';
-    names += name;
+    if (f->invisible == VISIBLE && !SameName(name, key_column) &&
+        name.find(',') == std::string_view::npos)
+      each(name);
   }
-  return names;
 }
 
-size_t FieldCount(const TABLE* table, const Field* key_column) {
-  size_t n = 0;
-  for (uint i = 0; i < table->s->fields; ++i) {
-    const Field* f = table->field[i];
-    n += f != key_column && f->invisible == VISIBLE &&
-         std::string_view(f->field_name.str, f->field_name.length).find(',') ==
-             std::string_view::npos;
-  }
-  return n;
+// The fields, comma-separated as IndexBinding names columns.
+std::string FieldNames(const TABLE* table, std::string_view key_column) {
+  std::string names;
+  ForEachField(table, key_column, [&](std::string_view name) {
+    if (!names.empty()) names += ',';
+    names += name;
+  });
+  return names;
 }
 
 // A write's columns (a bit by position, see OpenIndex::WriteRefusal); a position
@@ -76,8 +72,11 @@ EngineStatus BindHashIndexes(WorkerEngine* engine, ContainerBinding* binding,
 }
 
 bool HashFieldsCurrent(const OpenIndex* lookup) {
-  return FieldCount(lookup->table(), WholeColumn(lookup->key()->key_part[0])) ==
-         lookup->columns().size();
+  const Field* key = WholeColumn(lookup->key()->key_part[0]);
+  size_t fields = 0;
+  ForEachField(lookup->table(), std::string_view(key->field_name.str, key->field_name.length),
+               [&](std::string_view) { ++fields; });
+  return fields == lookup->columns().size();
 }
 
 const RedisHashTarget* RedisHashes::TargetOf(std::string_view key) const {
