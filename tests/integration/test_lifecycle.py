@@ -365,7 +365,7 @@ def test_backup_completes_while_clients_read_and_write(server, target, sql, tmp_
                 [backup, "--backup", f"--target-dir={target_dir}", "--user=root",
                  f"--socket={server.socket_path}", f"--datadir={server.datadir}"],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
-            assert result.returncode == 0, result.stdout[-3000:]
+            assert result.returncode == 0, backup_failure(result.stdout)
     finally:
         stop.set()
         for t in threads:
@@ -373,7 +373,15 @@ def test_backup_completes_while_clients_read_and_write(server, target, sql, tmp_
     prepared = subprocess.run([backup, "--prepare", f"--target-dir={target_dir}"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               timeout=300)
-    assert prepared.returncode == 0, prepared.stdout[-3000:]
+    assert prepared.returncode == 0, backup_failure(prepared.stdout)
+
+
+def backup_failure(output):
+    """mariadb-backup's reason first (its log is long, and a report may keep only its
+    start), then the log's end."""
+    lines = output.splitlines()
+    reasons = [line for line in lines if "error" in line.lower() or "fatal" in line.lower()]
+    return "\n".join(reasons[:20] + ["--- the log's end:"] + lines[-40:])
 
 
 def test_sanitizer_job_really_runs_mariadbd_with_the_preloaded_runtime(server):

@@ -8,6 +8,7 @@ answered), replayed against rowsocket.
 import contextlib
 import fnmatch
 import os
+import random
 import socket
 import subprocess
 import time
@@ -581,11 +582,26 @@ def test_mget_is_held_to_the_answer_size(r, sql):
 
 
 def test_garbage_never_crashes_the_listener(rs, r):
+    # Seeded, so that a failure can be replayed; the first byte is never 0x16, which
+    # begins a TLS handshake (the case below).
+    noise = random.Random(583).randbytes(4096).lstrip(b"\x16")
     inputs = [b"*-1\r\n", b"*2147483648\r\n", b"$5\r\nhello\r\n", b"\x00\x01\x02\r\n",
               b'SET "unbalanced\r\n', b"*1\r\n*1\r\n", b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\nabc\r\n",
-              b"*1\r\n$4\r\nPI", os.urandom(4096)]
+              b"*1\r\n$4\r\nPI", noise]
     for data in inputs:
         redis_reference.exchange_to_eof(rs.port, data)
+    assert r.ping()
+
+
+def test_tls_handshake_on_a_plain_listener_is_closed(rs, r):
+    # A first byte of 0x16 is a TLS handshake record; with TLS off the listener closes
+    # at once, unread bytes and all, so the close may arrive as a reset.
+    with socket.create_connection(("127.0.0.1", rs.port), timeout=10) as sock:
+        sock.sendall(b"\x16\x03\x01" + random.Random(16).randbytes(4093))
+        try:
+            assert sock.recv(65536) == b""
+        except ConnectionResetError:
+            pass
     assert r.ping()
 
 
