@@ -57,7 +57,7 @@ DISTURBED_OTHER_CPU_PCT = 10.0
 class Case:
     def __init__(self, name, title, workload="get", conns=64, depth=1, keys=1,
                  dist="uniform", issue=True, batch=1, tls=False, kv=False, rows=None,
-                 redis=False, hash=False):
+                 redis=False, hash=False, io_bound=False):
         self.name = name
         self.title = title
         self.workload = workload
@@ -72,6 +72,9 @@ class Case:
         self.rows = rows    # keys drawn from the first `rows` rows only (None: all)
         self.redis = redis  # Redis's protocol: the Redis targets only
         self.hash = hash    # a get is HGETALL of the user row (rowsocket-bench --hash)
+        # The table several times the buffer pool (IO_BUFFER_POOL_MB, O_DIRECT): run
+        # only by name, never beside in-memory cases (bench/compare).
+        self.io_bound = io_bound
 
     def applies_to(self, target):
         """Why `target` cannot run this case, or None when it can."""
@@ -90,6 +93,9 @@ class Case:
             return "memcached has no range scan"
         return None
 
+
+# The buffer pool of the IO-bound cases: 1M rows of test.user are about 30x this.
+IO_BUFFER_POOL_MB = 32
 
 CASES = [
     Case("pk-8x1", "PK get, 8 conns, depth 1", conns=8),
@@ -129,6 +135,10 @@ CASES = [
          issue=False),
     Case("rd-set-64x1", "Redis SET (durable), 64 conns", workload="update", redis=True,
          issue=False),
+    Case("io-pk-64x1", "IO-bound: PK get, 64 conns (table 30x the buffer pool, O_DIRECT)",
+         io_bound=True, issue=False),
+    Case("io-pk-64x16keys", "IO-bound: PK get of 16 keys, 64 conns (table 30x the buffer pool)",
+         keys=16, io_bound=True, issue=False),
 ]
 
 

@@ -54,6 +54,7 @@ char* opt_ssl_key = nullptr;
 char* opt_ssl_ca = nullptr;
 my_bool opt_require_secure_transport = false;
 uint opt_threads = 0;
+uint opt_spare_threads = 30;
 uint opt_threads_wr = 0;
 uint opt_timeout = 300;
 uint opt_connect_timeout = 10;
@@ -163,6 +164,13 @@ MYSQL_SYSVAR_UINT(memcached_sweep_rate, opt_memcached_sweep_rate, PLUGIN_VAR_RQC
 MYSQL_SYSVAR_UINT(threads, opt_threads, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Worker threads of the read listener; 0 = one per CPU core", nullptr, nullptr,
                   0, 0, 256, 0);
+MYSQL_SYSVAR_UINT(spare_threads, opt_spare_threads, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
+                  "Spare worker threads of each listener, beside rowsocket_threads and the "
+                  "like: they serve only while other workers wait inside a batch (for a page "
+                  "read from disk), so that on data larger than the buffer pool the reads of "
+                  "many connections wait for the disk together; 0 = none. With "
+                  "rowsocket_io=epoll only",
+                  nullptr, nullptr, 30, 0, 256, 0);
 MYSQL_SYSVAR_UINT(threads_wr, opt_threads_wr, PLUGIN_VAR_RQCMDARG | PLUGIN_VAR_READONLY,
                   "Worker threads of the write listener; 0 = half the CPU cores, at least 2",
                   nullptr, nullptr, 0, 0, 256, 0);
@@ -323,6 +331,7 @@ MYSQL_SYSVAR_UINT(max_rows_examined, opt_max_rows_examined, PLUGIN_VAR_RQCMDARG,
 
 struct st_mysql_sys_var* system_variables[] = {
     MYSQL_SYSVAR(address), MYSQL_SYSVAR(port), MYSQL_SYSVAR(port_wr), MYSQL_SYSVAR(threads),
+    MYSQL_SYSVAR(spare_threads),
     MYSQL_SYSVAR(threads_wr), MYSQL_SYSVAR(timeout), MYSQL_SYSVAR(connect_timeout), MYSQL_SYSVAR(backlog), MYSQL_SYSVAR(sndbuf),
     MYSQL_SYSVAR(rcvbuf), MYSQL_SYSVAR(readsize), MYSQL_SYSVAR(io), MYSQL_SYSVAR(accept_balance),
     MYSQL_SYSVAR(memcached_port), MYSQL_SYSVAR(memcached_threads), MYSQL_SYSVAR(memcached_flush),
@@ -465,6 +474,7 @@ ServerConfig ConfigFromVariables() {
   c.rcvbuf = static_cast<int>(opt_rcvbuf);
   c.readsize = opt_readsize;
   c.io = opt_io == 1 ? IoLoop::kIoUring : IoLoop::kEpoll;
+  c.spare_threads = static_cast<int>(opt_spare_threads);
   // rowsocket's own files, or else all three of the server's (never a mix).
   if (opt_ssl_cert != nullptr && *opt_ssl_cert) {
     c.tls = {Str(opt_ssl_cert), Str(opt_ssl_key), Str(opt_ssl_ca)};

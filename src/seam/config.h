@@ -76,6 +76,10 @@ struct ServerConfig {
   int rcvbuf = 0;
   uint32_t readsize = 65536;   // bytes asked from the socket per read
   IoLoop io = IoLoop::kEpoll;  // io_uring falls back to epoll where the kernel refuses it
+  // Spare workers of each listener (RunGate): they take turns only while others
+  // wait inside a batch. The epoll loop's alone (io_uring's connections stay with
+  // the worker that accepted them).
+  int spare_threads = 0;
   TlsConfig tls;
 };
 

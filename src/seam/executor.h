@@ -87,6 +87,16 @@ struct BatchItem {
   uint32_t retry_ms = 0;
 };
 
+// Told when a worker's thread waits inside a batch (a page read from disk, a log
+// write the commit waits for), so that another worker of its listener may serve
+// meanwhile (run_gate.h). Called on the waiting worker's thread, in pairs.
+class WaitObserver {
+ public:
+  virtual ~WaitObserver() = default;
+  virtual void WaitBegan() = 0;
+  virtual void WaitEnded() = 0;
+};
+
 // Describes the worker an executor serves.
 struct WorkerInfo {
   int index;               // 0-based across all workers
@@ -106,6 +116,10 @@ struct WorkerInfo {
   // What the listener's clients speak: a ProtocolModule makes handlers for the
   // workers whose protocol it serves.
   WireProtocol protocol = WireProtocol::kHandlerSocket;
+  // Told of the worker's waits inside a batch; null: nobody is told.
+  WaitObserver* waits = nullptr;
+  // A spare worker (RunGate): it takes turns only while others wait.
+  bool spare = false;
 };
 
 class Executor {
@@ -135,6 +149,9 @@ class Executor {
   // Called after every loop turn and at least every few tens of milliseconds while
   // idle: release tables that DDL is waiting for, close idle tables.
   virtual void Tick() = 0;
+  // Whether Tick has work to do on a worker that runs no batch for a while (a
+  // parked spare worker): it holds tables open.
+  virtual bool HasPeriodicWork() { return true; }
 
   // True once the server is shutting down (or this worker was killed for good):
   // the worker should close its connections and exit.

@@ -20,7 +20,7 @@ struct ListenerFigures {
   McCounts memcached;             // and their memcached command counts
   uint64_t open_connections = 0;  // open now
   uint64_t opened_unix = 0;       // when the listener began to listen (unix time)
-  uint32_t workers = 0;
+  uint32_t workers = 0;           // its workers, spares not counted
   bool accepting = true;          // false while accepting is paused (no descriptor left)
   std::string address, port;      // where it listens
   std::vector<ConnectionInfo> connections;  // only when asked for

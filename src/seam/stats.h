@@ -54,6 +54,10 @@ namespace rowsocket {
   X(lock_wait_timeouts, "requests answered with a lock wait timeout")              \
   X(lock_waits, "requests that met a lock and waited apart (each wait counted once)") \
   X(deadlocks, "requests answered with a deadlock error")                          \
+  X(worker_waits,                                                                  \
+    "times a worker waited inside a batch (a page read from disk, a log write): "   \
+    "each lets a spare worker serve meanwhile (rowsocket_spare_threads)")           \
+  X(spare_turns, "loop turns with requests that spare workers served")             \
   X(galera_writes_refused,                                                         \
     "writes answered `1 1 1047`: the Galera node is not ready for clients (or "     \
     "`1 1 1213`: a table without a primary key while wsrep_certify_nonPK is OFF)")  \

@@ -47,10 +47,13 @@ class EpollLoop final : public EventLoop {
 // Connections one turn takes at most: its share when the listener's connections are
 // spread over as many workers as there are cores, so that a turn does not take
 // every ready connection while other cores idle (pipelined clients, each with a
-// large batch, would otherwise run on one core).
+// large batch, would otherwise run on one core). A worker that waits inside its
+// batch (for the disk) leaves its core to another: it counts as one worker more,
+// so that the reads of more connections wait for the disk together.
 int EpollLoop::TurnShare() const {
   static const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t workers = std::max<size_t>(1, std::min(listener_->workers(), cores));
+  const size_t workers = std::max<size_t>(
+      1, std::min(listener_->workers(), cores + listener_->gate().waiting()));
   const size_t connections = listener_->connections().open();
   return static_cast<int>(std::clamp<size_t>((connections + workers - 1) / workers, 1, kMaxEvents));
 }

@@ -38,9 +38,9 @@ void* const Listener::kStopTag = reinterpret_cast<void*>(2);
 void* const Listener::kDurableTag = reinterpret_cast<void*>(3);
 
 Listener::Listener(const char* name, bool read_only, AuthMode auth, std::string secret,
-                   size_t workers, WireProtocol protocol, IoLoop io)
+                   size_t workers, WireProtocol protocol, IoLoop io, size_t spares)
     : name_(name), read_only_(read_only), auth_(auth), secret_(std::move(secret)),
-      protocol_(protocol), workers_(workers), io_(io) {}
+      protocol_(protocol), workers_(workers), spares_(spares), io_(io) {}
 
 // Workers have gone (Server joins them first); their last one closed the connections
 // unless it never started.
@@ -176,6 +176,7 @@ void Listener::RequestStop() {
   uint64_t one = 1;
   ssize_t ignored = ::write(stop_fd_, &one, sizeof one);
   (void)ignored;
+  gate_.Stop();
 }
 
 void Listener::WakeForDurable() {

@@ -27,6 +27,7 @@
 #include "seam/listener_figures.h"
 #include "server/connection_table.h"
 #include "server/event_loop.h"
+#include "server/run_gate.h"
 
 namespace rowsocket {
 
@@ -39,9 +40,11 @@ class Listener {
   static void* const kStopTag;
   static void* const kDurableTag;
 
-  // `workers`: how many workers will serve it; `io`: their loop.
+  // `workers`: how many workers will serve it, the last `spares` of them spare
+  // workers (RunGate); `io`: their loop.
   Listener(const char* name, bool read_only, AuthMode auth, std::string secret, size_t workers,
-           WireProtocol protocol = WireProtocol::kHandlerSocket, IoLoop io = IoLoop::kEpoll);
+           WireProtocol protocol = WireProtocol::kHandlerSocket, IoLoop io = IoLoop::kEpoll,
+           size_t spares = 0);
   ~Listener();  // closes the connections left, then the sockets
   Listener(const Listener&) = delete;
   Listener& operator=(const Listener&) = delete;
@@ -80,7 +83,11 @@ class Listener {
   AuthMode auth() const { return auth_; }
   WireProtocol protocol() const { return protocol_; }
   const std::string& secret() const { return secret_; }
+  // Every worker it has, spares (RunGate) included.
   size_t workers() const { return workers_; }
+  // Which of its workers take turns (its spares ask it).
+  RunGate& gate() { return gate_; }
+  const RunGate& gate() const { return gate_; }
 
   // TLS for its connections: `tls` (null: TLS is off) and the tunables that say
   // whether plain text is refused. Before workers start; both outlive the listener.
@@ -143,6 +150,7 @@ class Listener {
   std::string secret_;
   WireProtocol protocol_;
   const size_t workers_;
+  const size_t spares_;
   const IoLoop io_;
   const TlsContext* tls_ = nullptr;
   const ServerTunables* tunables_ = nullptr;
@@ -159,6 +167,7 @@ class Listener {
     std::atomic<bool> batch_running{false};
   };
   std::unique_ptr<Inbox[]> inboxes_;  // io_uring: per worker, see HandOff
+  RunGate gate_;
   std::atomic<bool> durable_wake_pending_{false};
   std::atomic<uint64_t> accept_resume_ms_{0};  // 0: accepting is not paused
   std::atomic<uint64_t> accept_pause_ms_{0};   // the last pause, 0 after a success

@@ -40,7 +40,7 @@ ListenerFigures Listener::Figures(bool with_connections) const {
   const uint64_t now_ms = NowMs();
   f.open_connections = connections_ ? connections_->open() : 0;
   f.opened_unix = opened_unix_;
-  f.workers = static_cast<uint32_t>(workers_);
+  f.workers = static_cast<uint32_t>(workers_ - spares_);
   f.accepting = !AcceptPaused(now_ms);
   f.address = address_;
   f.port = port_;

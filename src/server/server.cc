@@ -62,16 +62,18 @@ void Server::SetUpTls() {
 
 bool Server::StartListener(const ListenerConfig& lc, const char* name, std::string* error) {
   if (lc.port.empty()) return true;  // disabled
+  const int spares = config_.io == IoLoop::kEpoll ? config_.spare_threads : 0;
   auto listener = std::make_unique<Listener>(name, lc.read_only, lc.auth, lc.secret,
-                                             static_cast<size_t>(lc.threads), lc.protocol,
-                                             config_.io);
+                                             static_cast<size_t>(lc.threads + spares),
+                                             lc.protocol, config_.io, static_cast<size_t>(spares));
   if (!listener->Open(config_.address, lc.port, config_.backlog, error)) return false;
   listener->UseTls(tls_.get(), tunables_);
   Listener* l = listener.get();
   listeners_.push_back(std::move(listener));  // outlives its workers (Stop joins first)
   const size_t first = workers_.size();
-  for (int i = 0; i < lc.threads; ++i) {
+  for (int i = 0; i < lc.threads + spares; ++i) {
     WorkerInfo info{static_cast<int>(workers_.size()), i, lc.read_only, name, nullptr, {}, {}, {}};
+    info.spare = i >= lc.threads;
     workers_.push_back(std::make_unique<Worker>(info, l, static_cast<size_t>(i), factory_,
                                                 config_, tunables_));
   }
@@ -80,9 +82,11 @@ bool Server::StartListener(const ListenerConfig& lc, const char* name, std::stri
   }
   static const char* const kAuthNames[] = {"none", "secret", "account"};
   Log(LogLevel::kInfo,
-      "%s listener on %s:%s with %d worker%s, at most %u connections, authentication: %s", name,
-      config_.address.c_str(), lc.port.c_str(), lc.threads, lc.threads == 1 ? "" : "s",
-      tunables_->max_connections.load(), kAuthNames[static_cast<int>(lc.auth)]);
+      "%s listener on %s:%s with %d worker%s (and %d spare%s), at most %u connections, "
+      "authentication: %s",
+      name, config_.address.c_str(), lc.port.c_str(), lc.threads, lc.threads == 1 ? "" : "s",
+      spares, spares == 1 ? "" : "s", tunables_->max_connections.load(),
+      kAuthNames[static_cast<int>(lc.auth)]);
   return true;
 }
 

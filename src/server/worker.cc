@@ -29,6 +29,9 @@ constexpr int kTickMs = 50;
 // A stopping listener's workers wait this long at most for answers held for a log
 // flush, so that committed writes are answered before their connections close.
 constexpr std::chrono::milliseconds kStopDrain{1000};
+// A parked spare worker without open tables has no periodic work: it looks for a
+// KILL (or a server shutdown) this often.
+constexpr std::chrono::milliseconds kSpareIdleMs{500};
 
 std::atomic<uint64_t> g_next_connection_id{1};
 
@@ -63,7 +66,8 @@ std::string PeerName(const sockaddr_storage& addr, const std::string& address) {
 
 Worker::Worker(const WorkerInfo& info, Listener* listener, size_t slot, ExecutorFactory* factory,
                const ServerConfig& config, ServerTunables* tunables)
-    : info_(WithWorker(info, listener)),
+    : waits_(&stats_, &listener->gate()),
+      info_(WithWorker(info, listener)),
       listener_(listener),
       connections_(&listener->connections()),
       slot_(slot),
@@ -75,6 +79,7 @@ Worker::Worker(const WorkerInfo& info, Listener* listener, size_t slot, Executor
 // log flush wakes one of the listener's workers when it is durable.
 WorkerInfo Worker::WithWorker(WorkerInfo info, Listener* listener) {
   info.stats = &stats_;
+  info.waits = &waits_;
   info.wake = [listener] { listener->WakeForDurable(); };
   listener->AddWorkerStats(&stats_);
   info.listener_figures = [listener](bool with) { return listener->Figures(with); };
@@ -148,9 +153,19 @@ void Worker::Run() {
 void Worker::Loop(Executor* executor) {
   std::vector<ClientConnection*> candidates;
   std::vector<ClientConnection*> ready;
+  bool admitted = !info_.spare;  // a spare takes turns once its gate admits it
   while (!stopping_ && !executor->ShouldStop()) {
     // No connection pointer from an earlier wait is held past this point.
     connections_->EnterWait(slot_);
+    if (!admitted) {
+      admitted = listener_->gate().Admit(executor->HasPeriodicWork()
+                                             ? std::chrono::milliseconds(kTickMs)
+                                             : kSpareIdleMs);
+      if (!admitted) {
+        executor->Tick();
+        continue;
+      }
+    }
     candidates.clear();
     LoopEvents events;
     if (!loop_->Wait(WaitTimeout(NowMs()), &events, &candidates)) break;
@@ -179,7 +194,13 @@ void Worker::Loop(Executor* executor) {
     ReleaseDelayed(now);
     loop_->ResumeAccept(now);
     if (connections_->SweepDue(now)) SweepConnections(now);
+    // A spare that holds no connection gives its turn back.
+    if (info_.spare && again_.empty() && parked_.empty()) {
+      listener_->gate().Leave();
+      admitted = false;
+    }
   }
+  if (info_.spare && admitted) listener_->gate().Leave();
   connections_->LeaveLoop(slot_);
 }
 
@@ -210,6 +231,7 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
   holding_.clear();
   for (size_t i = 0; i < count; ++i) TakeRequests(ready[i], max_line, max_unsent, start_us / 1000);
   if (batch_.empty()) return;
+  if (info_.spare) stats_.spare_turns.Add();
   listener_->BatchRunning(slot_, true);
   const uint64_t ticket = executor->Execute(batch_.data(), batch_.size());
   listener_->BatchRunning(slot_, false);

@@ -27,6 +27,7 @@
 #include "seam/config.h"
 #include "server/client_connection.h"
 #include "server/event_loop.h"
+#include "server/run_gate.h"
 #include "seam/executor.h"
 
 namespace rowsocket {
@@ -76,7 +77,23 @@ class Worker {
   void SweepConnections(uint64_t now_ms);
   WorkerInfo WithWorker(WorkerInfo info, Listener* listener);
 
+  // The worker's waits inside a batch, counted, then told to its listener's gate.
+  class CountedWaits final : public WaitObserver {
+   public:
+    CountedWaits(WorkerStats* stats, RunGate* gate) : stats_(stats), gate_(gate) {}
+    void WaitBegan() override {
+      stats_->worker_waits.Add();
+      gate_->WaitBegan();
+    }
+    void WaitEnded() override { gate_->WaitEnded(); }
+
+   private:
+    WorkerStats* stats_;
+    RunGate* gate_;
+  };
+
   WorkerStats stats_;
+  CountedWaits waits_;
   const WorkerInfo info_;
   Listener* listener_;
   ConnectionTable* connections_;  // the listener's

@@ -46,6 +46,7 @@ class EngineExecutor : public Executor {
   uint64_t Execute(BatchItem* items, size_t count) override;
   uint64_t Durable() override;
   void Tick() override;
+  bool HasPeriodicWork() override { return engine_.tables().open_count() != 0; }
   bool ShouldStop() override;
   void Interrupt() override;
 

@@ -6,6 +6,33 @@
 #include "util/log.h"
 
 namespace rowsocket {
+namespace {
+
+// The wait observer of this thread's THD (a worker's THD is used on its own thread
+// only, and the server reports a thread's waits on that thread).
+thread_local WaitObserver* t_waits = nullptr;
+
+void WaitBegins(THD*, int) {
+  if (t_waits != nullptr) t_waits->WaitBegan();
+}
+
+void WaitEnds(THD*) {
+  if (t_waits != nullptr) t_waits->WaitEnded();
+}
+
+// The server's scheduler functions for its own threads, but for the two that hear
+// of waits. Made once, from a worker's THD (every THD starts with the same one).
+scheduler_functions* ReportingScheduler(const scheduler_functions* server) {
+  static scheduler_functions reporting = [server] {
+    scheduler_functions s = *server;
+    s.thd_wait_begin = WaitBegins;
+    s.thd_wait_end = WaitEnds;
+    return s;
+  }();
+  return &reporting;
+}
+
+}  // namespace
 
 ServerThread::ServerThread(const char* description) : description_(description) {
   if (my_thread_init()) return;
@@ -33,6 +60,7 @@ ServerThread::ServerThread(const char* description) : description_(description) 
 
 ServerThread::~ServerThread() {
   if (thd_ == nullptr) return;
+  t_waits = nullptr;
   server_threads.erase(thd_);
   thd_->set_status_var_init();
   thd_->killed = KILL_CONNECTION;
@@ -82,6 +110,12 @@ bool ServerThread::SetSessionVariable(const char* name, unsigned long long value
     thd->clear_error(true);
   }
   return ok;
+}
+
+void ServerThread::ReportWaits(WaitObserver* waits) {
+  if (waits == nullptr) return;
+  t_waits = waits;
+  thd_->scheduler = ReportingScheduler(thd_->scheduler);
 }
 
 void ServerThread::Interrupt() { thd_->awake(KILL_QUERY); }

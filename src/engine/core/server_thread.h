@@ -8,6 +8,7 @@
 
 #include "engine/server_headers.h"
 #include "protocol/engine_status.h"
+#include "seam/executor.h"
 
 namespace rowsocket {
 
@@ -54,6 +55,10 @@ class ServerThread {
   // quietly, one from a Galera cluster (see KilledByCluster).
   bool ShutdownRequested();
 
+  // Tells `waits` (may be null) of every wait of this thread that the server or a
+  // storage engine reports (thd_wait_begin, thd_wait_end: a page read from disk, a
+  // log write a commit waits for), as it tells its thread pool.
+  void ReportWaits(WaitObserver* waits);
 
  private:
   THD* thd_ = nullptr;

@@ -96,6 +96,8 @@ class TableCache {
   // Closes tables not used since `now_ms - idle_ms`.
   void CloseIdle(uint64_t now_ms, uint64_t idle_ms);
   void CloseAll();
+  // Tables open now.
+  size_t open_count() const { return open_count_; }
 
 
  private:

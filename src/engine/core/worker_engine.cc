@@ -51,11 +51,15 @@ WorkerEngine::WorkerEngine(const WorkerInfo& info, const EngineOptions& options,
     : info_(info),
       options_(options),
       stats_(info.stats),
-      thread_(info.read_only ? "rowsocket: read worker" : "rowsocket: write worker"),
+      thread_(info.spare ? (info.read_only ? "rowsocket: spare read worker"
+                                           : "rowsocket: spare write worker")
+                         : (info.read_only ? "rowsocket: read worker" : "rowsocket: write worker")),
       tables_(thread_.thd(), !info.read_only),
       rows_(thread_.thd(), options.tunables),
       group_(thread_.thd(), !info.read_only, flusher, &info_.wake, stats_),
-      accounts_(thread_.thd()) {}
+      accounts_(thread_.thd()) {
+  if (thread_.ok()) thread_.ReportWaits(info_.waits);
+}
 
 void WorkerEngine::Retire(IndexBinding* binding) {
   if (binding == nullptr) return;
