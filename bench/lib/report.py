@@ -168,6 +168,7 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
     md_path = os.path.join(out_dir, stem + ".md")
     png_path = os.path.join(out_dir, stem + ".png")
     json_path = os.path.join(out_dir, stem + ".json")
+    io_bound = all(c.io_bound for c in cases)  # (bench/compare keeps the io-* cases apart)
     chart_error = write_chart(png_path, summary, cases, targets)
     with open(json_path, "w") as f:
         json.dump({"info": info, "runs": runs}, f, indent=1)
@@ -182,7 +183,7 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
         f"- Data: {info['rows']:,} rows in test.user and test.user_si, buffer pool "
         f"{info['buffer_pool_mb']} MB " + (
             "(IO-bound: the table is many times the buffer pool)."
-            if all(c.io_bound for c in cases) else "(all in memory, warmed)."),
+            if io_bound else "(all in memory, warmed)."),
         f"- Runs: {info['rounds']} round(s) of every target in turn per case, {info['duration']} s "
         f"measured after {info['warmup']} s warm-up, rowsocket-bench with {info['threads']} client "
         f"thread(s) on the same machine as the servers; medians over rounds.",
@@ -210,7 +211,7 @@ def write_report(out_dir, stem, runs, summary, cases, targets, info):
     peers = [p for p in PEERS if p in targets]
     if "rowsocket" in targets and peers:
         lines += ratio_table("rowsocket ÷ each peer", "rowsocket", peers, cases, summary)
-        if all(c.io_bound for c in cases):
+        if io_bound:
             lines += ["", "## Issue 29's targets on data that does not fit", ""] + (
                 listener_goals_lines(summary, IO_BOUND_GOALS, "rowsocket")
                 or ["- (not measured)"])

@@ -1,5 +1,5 @@
-// RunGate: which of a listener's workers take turns. Its first workers (`base`,
-// rowsocket_threads and the like) always may; its spare workers
+// RunGate: which of a listener's workers take turns. Its workers proper
+// (rowsocket_threads and the like) always do; its spare workers
 // (rowsocket_spare_threads) only while as many others wait inside a batch — for a
 // page read from disk most often — as MariaDB's thread pool starts another thread
 // when one of its threads waits. On data that fits in memory nobody waits and the
@@ -12,7 +12,6 @@
 // so a parked spare keeps nobody waiting.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
