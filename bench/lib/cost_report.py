@@ -129,7 +129,8 @@ def write(out_dir, stem, saved, cases, target_titles):
         f"# What one request costs the server, counted — {info['date']}", "",
         f"- Machine: {info['cpus']} CPUs ({info['cpu_model']}), {info['kernel']}; MariaDB "
         f"{versions.get('mariadb', '?')}"
-        + (f", {versions['memcached']}" if "memcached" in versions else "") + "; "
+        + (f", {versions['memcached']}" if "memcached" in versions else "")
+        + (f", {versions['redis']}" if "redis" in versions else "") + "; "
         f"commit {info['git']}; {builds}.",
         f"- Made by `{info['command']}` in {info['minutes']:.0f} minutes; 1-minute load "
         f"{info['load_before']:.2f} before, {info['load_after']:.2f} after.",
@@ -147,7 +148,7 @@ def write(out_dir, stem, saved, cases, target_titles):
         f"answer, its own threads handed work). CPU µs: the server's CPU time over the "
         f"load generator's window.",
         f"- Instructions: user-space instructions of every server thread (callgrind's "
-        f"Ir, valgrind; mariadbd and memcached under it), {info['callgrind_rows']:,} rows, "
+        f"Ir, valgrind; mariadbd, memcached and redis-server under it), {info['callgrind_rows']:,} rows, "
         f"a {info['callgrind_duration']:g} s run minus a set-up-only run, over the "
         f"difference of requests"
         + (f", at most {info['callgrind_conns']} connections" if info["callgrind_conns"]

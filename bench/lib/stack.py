@@ -246,8 +246,9 @@ class RedisServer:
     append-only file on: every write logged, fsynced once a second (`appendfsync
     everysec`) unless `appendfsync("always")` asks for every write."""
 
-    def __init__(self):
+    def __init__(self, wrapper=()):
         self.server = None
+        self.wrapper = list(wrapper)
 
     @property
     def pid(self):
@@ -259,7 +260,8 @@ class RedisServer:
 
     def start(self):
         self.server = redis_reference.RedisServer(
-            ["--appendonly", "yes", "--appendfsync", "everysec", "--maxclients", "4000"])
+            ["--appendonly", "yes", "--appendfsync", "everysec", "--maxclients", "4000"],
+            wrapper=self.wrapper)
         return self
 
     def stop(self):
@@ -332,7 +334,7 @@ class Stack:
         self.mariadb = (WrappedMariaDB(wrapper, plugins, extra) if wrapper
                         else MariaDB(plugins, extra_args=extra))
         self.memcached = Memcached(memcached_mb, wrapper=wrapper) if with_memcached else None
-        self.redis = RedisServer() if redis else None
+        self.redis = RedisServer(wrapper) if redis else None
 
     def start(self):
         self.mariadb.start()
@@ -495,11 +497,10 @@ class Stack:
         return time.monotonic() - start
 
     def versions(self):
-        version = self.execute("SELECT VERSION()")[0][0]
-        if not self.memcached:
-            return {"mariadb": version}
-        mc = subprocess.run([MEMCACHED, "-V"], capture_output=True, text=True).stdout.strip()
-        found = {"mariadb": version, "memcached": mc}
+        found = {"mariadb": self.execute("SELECT VERSION()")[0][0]}
+        if self.memcached:
+            found["memcached"] = subprocess.run([MEMCACHED, "-V"], capture_output=True,
+                                                text=True).stdout.strip()
         if self.redis:
             found["redis"] = subprocess.run([redis_reference.REDIS_SERVER, "--version"],
                                             capture_output=True,

@@ -37,17 +37,17 @@ START_TIMEOUT = 10.0
 
 class RedisServer:
     """A private redis-server: `port`, `stop()`. `extra` are more config lines
-    (`--requirepass x`)."""
+    (`--requirepass x`); `wrapper` runs it under another program (valgrind)."""
 
-    def __init__(self, extra=()):
+    def __init__(self, extra=(), wrapper=()):
         self.dir = tempfile.mkdtemp(prefix="rowsocket-redis-")
         self.port = harness.free_ports(1)[0]
-        args = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
+        args = [*wrapper, REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", self.dir,
                 "--daemonize", "no", "--protected-mode", "no",
                 "--logfile", os.path.join(self.dir, "redis.log"), *extra]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + START_TIMEOUT
+        deadline = time.monotonic() + START_TIMEOUT * (12 if wrapper else 1)
         while not harness.port_is_listening(self.port):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()

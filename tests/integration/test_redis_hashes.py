@@ -166,6 +166,24 @@ def test_field_reads(r, sql):
     assert r.hkeys("user:none") == [] and r.hvals("user:none") == []
 
 
+def test_reads_of_a_row_are_held_to_the_answer_size(r, sql):
+    sql.execute(f"INSERT INTO {DB}.users (id, name, email) VALUES ('big', %s, %s)",
+                ("n" * 50, "e" * 100))
+    sql.execute("SET GLOBAL rowsocket_max_answer_size = 110")
+    try:
+        for read in (lambda: r.hgetall("user:big"), lambda: r.hvals("user:big"),
+                     lambda: r.hmget("user:big", ["name", "email"]),
+                     lambda: r.hget("user:big", "email")):
+            with pytest.raises(redis.ResponseError, match="rowsocket_max_answer_size"):
+                read()
+        assert r.hget("user:big", "name") == b"n" * 50      # within it
+        assert r.hkeys("user:big") == [b"name", b"email", b"nn"]
+        assert r.ping()
+    finally:
+        sql.execute("SET GLOBAL rowsocket_max_answer_size = DEFAULT")
+    assert r.hget("user:big", "email") == b"e" * 100
+
+
 def test_hincrby_and_hincrbyfloat_as_the_columns_store_them(r, raw_sql):
     assert r.hincrby("user:3", "visits", 5) == 5            # a new row
     assert r.hincrby("user:3", "visits", -2) == 3

@@ -520,6 +520,33 @@ def test_an_exec_that_meets_a_lock_waits_and_runs_once(rs, r, server, sql):
     assert r.mget("n", "m1", "m2", "b") == [b"2", b"1", b"2", b"new"]
 
 
+@pytest.mark.parametrize("outcome", ["COMMIT", "ROLLBACK"])
+def test_a_set_of_a_key_another_transaction_inserts_waits_and_wins(rs, r, server, sql, outcome):
+    import threading
+    waits = lambda: int(sql.rows("SHOW GLOBAL STATUS LIKE 'Rowsocket_lock_waits'")[0][1])
+    waited_before = waits()
+    holder = Sql(server)
+    holder.execute("BEGIN")
+    holder.execute("INSERT INTO rowsocket.kv (k, v, flags, expires) VALUES ('fresh', 'sql', 5, 0)")
+    replies = []
+
+    def set_it():
+        c = redis.Redis(host="127.0.0.1", port=rs.port, socket_timeout=30)
+        replies.append(c.set("fresh", "redis"))
+        c.close()
+
+    t = threading.Thread(target=set_it)
+    t.start()
+    wait_for(lambda: waits() > waited_before)
+    assert replies == []
+    holder.execute(outcome)
+    holder.close()
+    t.join()
+    assert replies == [True]
+    assert r.get("fresh") == b"redis"
+    assert sql.rows("SELECT flags, expires FROM rowsocket.kv WHERE k = 'fresh'") == [("0", "0")]
+
+
 def test_watch_answers_a_clear_error(r):
     with pytest.raises(redis.ResponseError, match="'watch' is not served"):
         r.execute_command("WATCH", "a")

@@ -255,17 +255,21 @@ Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
 }
 
 // Whether `name` may be the name of a row of rowsocket.containers, whose names are
-// read again once a second: the keys of the strings (`session:abc`) cost no lookup
-// of their own. (Leniently: names the mapping's collation may match otherwise than
-// in ASCII case and trailing spaces are looked up.)
+// read again once a second, and at once where another worker has read a change of
+// the mapping: the keys of the strings (`session:abc`) cost no lookup of their own.
+// (Leniently: names the mapping's collation may match otherwise than in ASCII case
+// and trailing spaces are looked up.)
 bool RedisHandler::MayNameContainer(std::string_view name) {
   constexpr uint64_t kNamesMaxAgeMs = 1000;
   constexpr size_t kMaxNames = 4096;  // a mapping of more is looked up name by name
   const uint64_t now_ms = engine_->batch_start_ms();
-  if (!names_read_ || now_ms - names_read_ms_ >= kNamesMaxAgeMs) {
+  const uint64_t generation = shared_->mappings.generation();
+  if (!names_read_ || now_ms - names_read_ms_ >= kNamesMaxAgeMs ||
+      generation != names_generation_) {
     names_complete_ =
         ReadFirstColumn(engine_->thd(), "rowsocket", "containers", kMaxNames, &names_);
     names_read_ms_ = now_ms;
+    names_generation_ = generation;
     names_read_ = true;
   }
   if (!names_complete_) return true;

@@ -156,6 +156,7 @@ class RedisHandler : public ProtocolHandler {
   // The names of rowsocket.containers' rows as read last (all of them if complete).
   std::vector<std::string> names_;
   uint64_t names_read_ms_ = 0;
+  uint64_t names_generation_ = 0;  // of shared_->mappings when names_ was read
   bool names_read_ = false, names_complete_ = false;
 };
 

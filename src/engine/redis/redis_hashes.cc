@@ -224,10 +224,21 @@ void RedisHashes::Run(const RedisCommandInfo& info, const std::vector<std::strin
   }
 }
 
+bool RedisHashes::WithinAnswerSize(uint64_t bytes) {
+  const uint64_t max_answer = rows_->tunables()->max_answer_size.load(std::memory_order_relaxed);
+  return max_answer == 0 || bytes <= max_answer || Fail(EngineStatus::TooBig());
+}
+
 // HGET key field, HMGET key field...: an unknown column is an absent field.
 void RedisHashes::Get(const std::vector<std::string_view>& argv, bool many) {
   Row row;
   if (!Read(&row)) return;
+  uint64_t answer = 0;
+  for (size_t i = 2; i < (many ? argv.size() : 3); ++i) {
+    const int at = FieldAt(argv[i]);
+    answer += (row.Has(at) ? row.values[at].size() : 0) + kRedisBulkHeader;
+  }
+  if (!WithinAnswerSize(answer)) return;
   if (!many) {
     const int at = FieldAt(argv[2]);
     return row.Has(at) ? w_->Bulk(row.values[at]) : w_->Null();
@@ -245,9 +256,16 @@ void RedisHashes::GetAll(RedisCommandId id) {
   if (!Read(&row)) return;
   const size_t n = Length(row);
   if (id == I::kHlen) return w_->Integer(static_cast<int64_t>(n));
-  if (id == I::kHgetall) w_->MapHeader(n); else w_->ArrayHeader(n);
-  if (n == 0) return;
+  if (n == 0) return id == I::kHgetall ? w_->MapHeader(0) : w_->ArrayHeader(0);
   const std::vector<Field*>& columns = lookup_->columns();
+  uint64_t answer = 0;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (row.null[i]) continue;
+    if (id != I::kHvals) answer += columns[i]->field_name.length + kRedisBulkHeader;
+    if (id != I::kHkeys) answer += row.values[i].size() + kRedisBulkHeader;
+  }
+  if (!WithinAnswerSize(answer)) return;
+  if (id == I::kHgetall) w_->MapHeader(n); else w_->ArrayHeader(n);
   for (size_t i = 0; i < columns.size(); ++i) {
     if (row.null[i]) continue;
     if (id != I::kHvals)

@@ -33,6 +33,10 @@
 
 namespace rowsocket {
 
+// What the size of an answer, held to rowsocket_max_answer_size, counts for each bulk
+// string's header beside its bytes.
+constexpr uint64_t kRedisBulkHeader = 16;
+
 // `<name>` of a key `<name>:<rest>` that may name a hash container: empty for a key
 // without a colon, and for `default:...` (the default container holds strings).
 std::string_view RedisHashPrefix(std::string_view key);
@@ -119,6 +123,9 @@ class RedisHashes {
   bool Record(std::string_view row_key);
   bool Restore(const std::string& row_key, const Row& before);
   size_t Length(const Row& row) const;
+  // Whether an answer of `bytes` stays within rowsocket_max_answer_size (if not, the
+  // error is answered).
+  bool WithinAnswerSize(uint64_t bytes);
 
   void Get(const std::vector<std::string_view>& argv, bool many);
   void GetAll(RedisCommandId id);

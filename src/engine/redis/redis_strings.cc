@@ -34,7 +34,6 @@ uint64_t FirstColumns(size_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} <
 constexpr uint64_t kMaxScanCount = 10000;
 
 // What a bulk string's reply adds to its bytes, at most (`$<length>` and two CRLFs).
-constexpr uint64_t kBulkHeader = 16;
 
 // The largest unix time an INT UNSIGNED expiry column (rowsocket.kv's) holds.
 constexpr int64_t kMaxExpiry = 4294967295LL;
@@ -149,31 +148,62 @@ bool RedisStrings::FailChange(const EngineStatus& status) {
 bool RedisStrings::Write(std::string_view key, Item* item) {
   if (undo_.active() && !Record(key)) return false;
   if (cas_at_ >= 0) item->cas = KeyValue::NextCas();
-  values_.clear();
-  if (!item->has_row()) values_.push_back(RowValue::Bytes(key));
-  values_.push_back(RowValue::Bytes(item->value));
-  if (cas_at_ >= 0) values_.push_back(RowValue::Unsigned(item->cas));
-  if (flags_at_ >= 0) values_.push_back(RowValue::Unsigned(item->flags));
-  if (expires_at_ >= 0) values_.push_back(RowValue::Unsigned(static_cast<uint64_t>(item->expires)));
-  if (!item->has_row()) {
-    const EngineStatus refusal = insert_->WriteRefusal(FirstColumns(values_.size()));
-    if (!refusal.ok()) return Fail(refusal);
-    const RowResult row = rows_->Insert(values_, insert_);
-    if (row.engine_error == HA_ERR_FOUND_DUPP_KEY)  // another made the row meanwhile
-      return FailChange(EngineStatus::Conflict(HA_ERR_FOUND_DUPP_KEY));
-    if (Failed(row)) return false;
-    item->found = Found::kPresent;
-    return true;
+  const bool insert = !item->has_row();
+  ValuesOf(key, *item, insert);
+  bool duplicate = false;
+  if (insert ? !InsertRow(&duplicate) : !UpdateRow(key)) {
+    // (Another transaction made the row since it was read.)
+    return duplicate ? FailChange(EngineStatus::Conflict(HA_ERR_FOUND_DUPP_KEY)) : false;
   }
+  item->found = Found::kPresent;
+  return true;
+}
+
+// One update of the key, and an insert only when no row matched; if another
+// transaction inserted the key meanwhile, the update again (the row is locked from
+// there on).
+bool RedisStrings::Overwrite(std::string_view key, Item* item) {
+  if (cas_at_ >= 0) item->cas = KeyValue::NextCas();
+  ValuesOf(key, *item, false);
+  uint64_t matched = 0;
+  if (!UpdateRow(key, &matched)) return false;
+  item->found = Found::kPresent;
+  if (matched > 0) return true;
+  ValuesOf(key, *item, true);
+  bool duplicate = false;
+  if (InsertRow(&duplicate)) return true;
+  if (!duplicate) return false;
+  ValuesOf(key, *item, false);
+  return UpdateRow(key);
+}
+
+void RedisStrings::ValuesOf(std::string_view key, const Item& item, bool insert) {
+  values_.clear();
+  if (insert) values_.push_back(RowValue::Bytes(key));
+  values_.push_back(RowValue::Bytes(item.value));
+  if (cas_at_ >= 0) values_.push_back(RowValue::Unsigned(item.cas));
+  if (flags_at_ >= 0) values_.push_back(RowValue::Unsigned(item.flags));
+  if (expires_at_ >= 0) values_.push_back(RowValue::Unsigned(static_cast<uint64_t>(item.expires)));
+}
+
+bool RedisStrings::UpdateRow(std::string_view key, uint64_t* matched) {
   const EngineStatus refusal = lookup_->WriteRefusal(FirstColumns(values_.size()));
   if (!refusal.ok()) return Fail(refusal);
   change_.Clear();
   change_.kind = RowWrite::kUpdate;
   change_.values = values_;
   spec_.FindOne(RowValue::Bytes(key));
-  if (Failed(rows_->Modify(spec_, change_, lookup_))) return false;
-  item->found = Found::kPresent;
-  return true;
+  const RowResult row = rows_->Modify(spec_, change_, lookup_);
+  if (matched != nullptr) *matched = row.rows_read;
+  return !Failed(row);
+}
+
+bool RedisStrings::InsertRow(bool* duplicate) {
+  const EngineStatus refusal = insert_->WriteRefusal(FirstColumns(values_.size()));
+  if (!refusal.ok()) return Fail(refusal);
+  const RowResult row = rows_->Insert(values_, insert_);
+  *duplicate = row.engine_error == HA_ERR_FOUND_DUPP_KEY;
+  return !*duplicate && !Failed(row);
 }
 
 // Writes the expiry column of the row of `key` alone (as memcached's touch: the
@@ -322,6 +352,13 @@ void RedisStrings::Set(const std::vector<std::string_view>& argv) {
     if (!ExpiryOf(at_ms, &expires)) return;
   }
   Item item;
+  if (!o.get && !o.nx && !o.xx && !o.keepttl && !undo_.active()) {
+    // Nothing of the row it replaces counts.
+    item.value.assign(argv[2]);
+    item.expires = expires;
+    if (Overwrite(argv[1], &item)) w_->Ok();
+    return;
+  }
   if (!Read(argv[1], &item)) return;
   const bool had = item.live();
   std::string old;
@@ -429,7 +466,7 @@ void RedisStrings::MGet(const std::vector<std::string_view>& argv) {
     const RowResult row = rows_->Read(spec_, lookup_, [&](size_t v) {
       Item* item = &items[in_keys[v]];
       ItemOfRow(item);
-      answer += item->value.size() + kBulkHeader;
+      answer += item->value.size() + kRedisBulkHeader;
       if (max_answer != 0 && answer > max_answer) return EngineStatus::TooBig();
       return EngineStatus::OK();
     });
@@ -453,9 +490,9 @@ void RedisStrings::MSet(const std::vector<std::string_view>& argv, bool nx) {
   if (argv.size() % 2 == 0)
     return w_->Error(RedisErrWrongArity(nx ? "msetnx" : "mset"));
   Item item;
-  for (size_t i = 1; i < argv.size(); i += 2) {
+  for (size_t i = 1; nx && i < argv.size(); i += 2) {
     if (!Read(argv[i], &item)) return;
-    if (nx && item.live()) return w_->Integer(0);
+    if (item.live()) return w_->Integer(0);
   }
   BeginAll();
   bool written = true;

@@ -114,6 +114,17 @@ class RedisStrings {
   bool ReadKey(std::string_view key, Item* item);
   void ItemOfRow(Item* item);
   bool Write(std::string_view key, Item* item);
+  // Writes `item` as the row of `key` whatever the row held, without reading it first
+  // (outside MULTI: no earlier image to record).
+  bool Overwrite(std::string_view key, Item* item);
+  // values_: the row's columns of `item` (the key first for an insert).
+  void ValuesOf(std::string_view key, const Item& item, bool insert);
+  // The update of the row of `key` to values_ (without the key); *matched: the rows
+  // it found (0 or 1).
+  bool UpdateRow(std::string_view key, uint64_t* matched = nullptr);
+  // The insert of values_ (with the key); false with *duplicate, unanswered, where
+  // another transaction has the key.
+  bool InsertRow(bool* duplicate);
   bool WriteExpiry(std::string_view key, int64_t expires);
   bool Delete(std::string_view key);
   bool Fail(const EngineStatus& status);
