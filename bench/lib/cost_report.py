@@ -152,7 +152,8 @@ def write(out_dir, stem, saved, cases, target_titles):
         f"a {info['callgrind_duration']:g} s run minus a set-up-only run, over the "
         f"difference of requests"
         + (f", at most {info['callgrind_conns']} connections" if info["callgrind_conns"]
-           else ", the case's connections") + ". Under valgrind one thread runs at a time.",
+           else ", the case's connections") + "; rowsocket's spare workers and the memcached "
+        "listener's expiry sweep off. Under valgrind one thread runs at a time.",
         f"- {info['threads']} client threads; rowsocket-bench in every run"
         + (f"; each count the median of {info['rounds']} runs" if info.get("rounds", 1) > 1
            else "") + ".", ""]

@@ -34,7 +34,7 @@
 namespace rowsocket {
 
 // What the size of an answer, held to rowsocket_max_answer_size, counts for each bulk
-// string's header beside its bytes.
+// string beside its bytes: at most what its reply adds (`$<length>` and two CRLFs).
 constexpr uint64_t kRedisBulkHeader = 16;
 
 // `<name>` of a key `<name>:<rest>` that may name a hash container: empty for a key

@@ -33,8 +33,6 @@ uint64_t FirstColumns(size_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} <
 // The most rows one SCAN step examines, whatever its COUNT.
 constexpr uint64_t kMaxScanCount = 10000;
 
-// What a bulk string's reply adds to its bytes, at most (`$<length>` and two CRLFs).
-
 // The largest unix time an INT UNSIGNED expiry column (rowsocket.kv's) holds.
 constexpr int64_t kMaxExpiry = 4294967295LL;
 
