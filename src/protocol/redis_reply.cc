@@ -1,6 +1,7 @@
 // RedisReplyWriter and Redis's error words (redis_reply.h).
 #include "protocol/redis_reply.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -27,10 +28,14 @@ std::string_view AsCString(std::string_view bytes, size_t max) {
 
 }  // namespace
 
+// (Every reply has one: to_chars, not printf's format parsing.)
 void RedisReplyWriter::Header(char type, int64_t n) {
   char buf[24];
-  const int len = std::snprintf(buf, sizeof(buf), "%c%lld\r\n", type, static_cast<long long>(n));
-  out_->append(buf, static_cast<size_t>(len));
+  buf[0] = type;
+  char* end = std::to_chars(buf + 1, buf + sizeof(buf) - 2, n).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  out_->append(buf, static_cast<size_t>(end - buf));
 }
 
 void RedisReplyWriter::SimpleString(std::string_view text) { AppendLine(out_, '+', text); }
