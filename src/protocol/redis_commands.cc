@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 
 #include "protocol/redis_reply.h"
 
@@ -189,21 +188,22 @@ bool Lower(std::string_view word, char* buf, size_t* size) {
   return true;
 }
 
-// The table's rows sorted by name, for the lookup.
+// The table's rows sorted by name, for the lookup (each name's length measured once:
+// every command of every client is looked up).
 struct ByName {
-  std::array<const RedisCommandInfo*, kRedisCommands> rows{};
+  struct Row {
+    std::string_view name;
+    const RedisCommandInfo* info;
+  };
+  std::array<Row, kRedisCommands> rows{};
   ByName() {
-    for (size_t i = 0; i < kRedisCommands; ++i) rows[i] = &kTable[i];
-    std::sort(rows.begin(), rows.end(), [](const RedisCommandInfo* a, const RedisCommandInfo* b) {
-      return std::strcmp(a->name, b->name) < 0;
-    });
+    for (size_t i = 0; i < kRedisCommands; ++i) rows[i] = {kTable[i].name, &kTable[i]};
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.name < b.name; });
   }
   const RedisCommandInfo* Find(std::string_view lower) const {
     auto it = std::lower_bound(rows.begin(), rows.end(), lower,
-                               [](const RedisCommandInfo* row, std::string_view key) {
-                                 return std::string_view(row->name) < key;
-                               });
-    return it != rows.end() && std::string_view((*it)->name) == lower ? *it : nullptr;
+                               [](const Row& row, std::string_view key) { return row.name < key; });
+    return it != rows.end() && it->name == lower ? it->info : nullptr;
   }
 };
 
