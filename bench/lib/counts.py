@@ -149,3 +149,22 @@ class Callgrind:
         for path in glob.glob(os.path.join(self.dir, "*")):
             os.unlink(path)
         os.rmdir(self.dir)
+
+
+def call_costs(dump, names):
+    """{name: (calls, inclusive instructions)} of the functions `names` (each as the
+    dump spells it before its parameters: `handler::ha_update_row`, a class's method
+    without its namespace), summed over every call site in a callgrind dump written
+    with --compress-strings=no (a `cfn=` line, its `calls=` line, then the cost line)."""
+    lines = open(dump).read().split("\n")
+    found = {}
+    for i, line in enumerate(lines[:-2]):
+        if not line.startswith("cfn=") or not lines[i + 1].startswith("calls="):
+            continue
+        for name in names:
+            if name + "(" in line:
+                n = int(lines[i + 1].split("=")[1].split()[0])
+                cost = int(lines[i + 2].split()[1])
+                calls, total = found.get(name, (0, 0))
+                found[name] = (calls + n, total + cost)
+    return found
