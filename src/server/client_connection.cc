@@ -257,6 +257,18 @@ void ClientConnection::Describe(uint64_t now_ms, ConnectionInfo* info) const {
   info->worker = worker_.load(std::memory_order_relaxed);
 }
 
+void ClientConnection::FreeClosed() {
+  requests_ = {};
+  parsed_ = answered_ = turn_first_ = 0;
+  protocol_.reset();
+  in_ = {};
+  consumed_ = 0;
+  out_ = {};
+  out_sent_ = answers_begin_ = 0;
+  holds_ = {};
+  tls_.reset();
+}
+
 void ClientConnection::Trim() {
   if (has_unanswered()) return;  // their requests point into the input
   requests_.clear();  // (every one is answered: nothing reads them any more)

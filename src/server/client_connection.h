@@ -167,6 +167,11 @@ class ClientConnection {
   // Gives back buffer memory; for connections that have gone quiet, so that
   // thousands of idle connections cost little.
   void Trim();
+  // Gives back all the memory of a closed connection but the little its retirement
+  // keeps (connection_table.h, rule 3: a stale pointer only tries to Acquire it), so
+  // that connections a hostile client opens and drops quickly cost their buffers only
+  // while they are open. Its owner calls it once its socket is closed.
+  void FreeClosed();
   // Bytes the input buffer holds (for the listener's input budget).
   size_t input_capacity() const { return in_.capacity() + protocol_->held_bytes(); }
 

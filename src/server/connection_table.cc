@@ -69,6 +69,7 @@ void ConnectionTable::Close(ClientConnection* c) {
   if (c->home() >= 0) homed_[static_cast<size_t>(c->home())].fetch_sub(1, std::memory_order_relaxed);
   input_bytes_.fetch_sub(c->input_charged_, std::memory_order_relaxed);
   c->CloseSocket();
+  c->FreeClosed();
   open_.fetch_sub(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(retired_mutex_);
   retired_.push_back({epoch_.fetch_add(1, std::memory_order_acq_rel) + 1, std::move(owned)});

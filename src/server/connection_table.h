@@ -13,7 +13,9 @@
 //     stopping listener closes those left (CloseAll), after every other worker has
 //     gone and before its executor goes (sessions belong to executors).
 //  3. A closed connection is retired, not freed: a worker may still hold a pointer to
-//     it from an event it took before the close. Before every wait each worker
+//     it from an event it took before the close (its buffers go at the close,
+//     ClientConnection::FreeClosed; what is retired is the little a stale pointer
+//     touches). Before every wait each worker
 //     says it holds none from earlier waits (EnterWait); a retired connection is freed
 //     once every serving worker has done so since it was retired (epochs: every
 //     retirement advances the table's epoch, every EnterWait publishes the epoch it

@@ -143,6 +143,8 @@ def test_redis_status_counters_count_and_are_what_INFO_shows(raw, sql, redis_por
 
 def test_hostile_framing_is_answered_and_closed_and_others_are_served(
         raw, sql, server, redis_port):
+    # Rounds of hostile connections, each closed by the server: what a closed
+    # connection held goes back at its close, so the rounds add nothing up.
     assert raw.command("SET", "small", "s") == b"+OK\r\n"
     fds_before = descriptors(server)
     before = rss(server)
@@ -155,30 +157,31 @@ def test_hostile_framing_is_answered_and_closed_and_others_are_served(
         # A count of two billion arguments, each empty, without end.
         b"*2147483647\r\n" + b"$0\r\n\r\n" * 200_000: too_big,
     }
-    socks = []
-    try:
-        for data, answer in attacks.items():
-            for _ in range(30):
-                s = connect(redis_port)
-                try:
-                    s.sendall(data)
-                except OSError:  # closed by the server before all was sent
-                    pass
-                socks.append((s, answer))
-            assert raw.command("GET", "small") == b"$1\r\ns\r\n"
-        answered = set()
-        for s, answer in socks:
-            got = read_to_end(s)
-            # (b"": the server's close reset the connection before its answer was read)
-            assert got in (answer, too_big, b""), got[:100]
-            if got:
-                answered.add(answer)
-        assert answered == set(attacks.values())
-        grown = rss(server) - before
-        assert grown < MAX_INPUT_MEMORY + ALLOWANCE, f"mariadbd grew by {grown >> 20} MiB"
-    finally:
-        for s, _ in socks:
-            s.close()
+    answered = set()
+    for _ in range(6):
+        socks = []
+        try:
+            for data, answer in attacks.items():
+                for _ in range(30):
+                    s = connect(redis_port)
+                    try:
+                        s.sendall(data)
+                    except OSError:  # closed by the server before all was sent
+                        pass
+                    socks.append((s, answer))
+                assert raw.command("GET", "small") == b"$1\r\ns\r\n"
+            for s, answer in socks:
+                got = read_to_end(s)
+                # (b"": the server's close reset the connection before its answer was read)
+                assert got in (answer, too_big, b""), got[:100]
+                if got:
+                    answered.add(answer)
+        finally:
+            for s, _ in socks:
+                s.close()
+    assert answered == set(attacks.values())
+    grown = rss(server) - before
+    assert grown < MAX_INPUT_MEMORY + ALLOWANCE, f"mariadbd grew by {grown >> 20} MiB"
     wait_for(lambda: descriptors(server) <= fds_before + 2, "the closed connections' "
              "descriptors stayed open")
     assert raw.command("GET", "small") == b"$1\r\ns\r\n"
