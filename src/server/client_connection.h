@@ -170,7 +170,7 @@ class ClientConnection {
   // Gives back all the memory of a closed connection but the little its retirement
   // keeps (connection_table.h, rule 3: a stale pointer only tries to Acquire it), so
   // that connections a hostile client opens and drops quickly cost their buffers only
-  // while they are open. Its owner calls it once its socket is closed.
+  // while they are open. ConnectionTable::Close calls it once the socket is closed.
   void FreeClosed();
   // Bytes the input buffer holds (for the listener's input budget).
   size_t input_capacity() const { return in_.capacity() + protocol_->held_bytes(); }
