@@ -316,6 +316,9 @@ def test_a_key_longer_than_the_key_column_is_refused_and_a_miss(r):
     with pytest.raises(redis.ResponseError, match="not a value of the key column"):
         r.set(key, "v")
     assert r.get(key) is None
+    assert r.mget(key, b"k" * 250) == [None, None]
+    assert r.set(key[:250], "v")  # the column's whole length
+    assert r.mget(key, key[:250]) == [None, b"v"]
     assert r.ping()
 
 

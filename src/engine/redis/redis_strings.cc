@@ -325,15 +325,33 @@ void RedisStrings::Run(const RedisCommandInfo& info, const std::vector<std::stri
 }
 
 void RedisStrings::Get(std::string_view key, bool del) {
-  Item item;
-  if (!Read(key, &item)) return;
-  if (del && item.has_row() && !Delete(key)) return;
-  if (!item.live()) {
+  std::vector<Item>& read = ReadItems(1);
+  Item& item = read[0];
+  if (Read(key, &item) && !(del && item.has_row() && !Delete(key))) AnswerValue(item);
+  KeepReadItems(item.value.size());
+}
+
+void RedisStrings::AnswerValue(const Item& item) {
+  if (item.live()) {
+    ++counts_->hits;
+    w_->Bulk(item.value);
+  } else {
     ++counts_->misses;
-    return w_->Null();
+    w_->Null();
   }
-  ++counts_->hits;
-  w_->Bulk(item.value);
+}
+
+std::vector<RedisStrings::Item>& RedisStrings::ReadItems(size_t n) {
+  read_.resize(n);
+  for (Item& item : read_) item.found = Found::kMissing;
+  return read_;
+}
+
+void RedisStrings::KeepReadItems(uint64_t answer_bytes) {
+  if (answer_bytes > kKeptReadBytes || read_.size() > kKeptReadItems) {
+    std::vector<Item>().swap(read_);
+    std::vector<size_t>().swap(in_keys_);
+  }
 }
 
 // SET key value [NX|XX] [GET] [EX|PX|EXAT|PXAT t|KEEPTTL]: the old value first with
@@ -445,8 +463,9 @@ void RedisStrings::GetEx(const std::vector<std::string_view>& argv) {
 // One IN scan of the key column for every key.
 void RedisStrings::MGet(const std::vector<std::string_view>& argv) {
   const size_t n = argv.size() - 1;
-  std::vector<Item> items(n);
-  std::vector<size_t> in_keys;
+  std::vector<Item>& items = ReadItems(n);
+  std::vector<size_t>& in_keys = in_keys_;
+  in_keys.clear();
   spec_.Clear();
   spec_.key.push_back(RowValue::Bytes(""));
   spec_.has_in = true;
@@ -468,18 +487,11 @@ void RedisStrings::MGet(const std::vector<std::string_view>& argv) {
       if (max_answer != 0 && answer > max_answer) return EngineStatus::TooBig();
       return EngineStatus::OK();
     });
-    if (Failed(row)) return;
+    if (Failed(row)) return KeepReadItems(answer);
   }
   w_->ArrayHeader(n);
-  for (const Item& item : items) {
-    if (item.live()) {
-      ++counts_->hits;
-      w_->Bulk(item.value);
-    } else {
-      ++counts_->misses;
-      w_->Null();
-    }
-  }
+  for (const Item& item : items) AnswerValue(item);
+  KeepReadItems(answer);
 }
 
 // MSET and MSETNX: every key read (and locked) first, then the pairs written in

@@ -113,6 +113,12 @@ class RedisStrings {
   // Read, or for a hash key whether its row exists (as a live item of no expiry).
   bool ReadKey(std::string_view key, Item* item);
   void ItemOfRow(Item* item);
+  // A hit's value or a miss's nil, counted.
+  void AnswerValue(const Item& item);
+  // read_ made `n` missing items; KeepReadItems gives their storage back after an
+  // answer of more than kKeptReadBytes or kKeptReadItems.
+  std::vector<Item>& ReadItems(size_t n);
+  void KeepReadItems(uint64_t answer_bytes);
   bool Write(std::string_view key, Item* item);
   // Writes `item` as the row of `key` whatever the row held, without reading it first
   // (outside MULTI: no earlier image to record).
@@ -181,6 +187,12 @@ class RedisStrings {
   std::vector<RowValue> values_;
   String scratch_;
   std::string text_;  // a value or number written
+  // GET's and MGET's items, whose values keep their storage from one request to the
+  // next while an answer stays within kKeptReadBytes and kKeptReadItems.
+  std::vector<Item> read_;
+  static constexpr size_t kKeptReadItems = 256;
+  std::vector<size_t> in_keys_;  // MGET's keys of the IN list, by their argument
+  static constexpr size_t kKeptReadBytes = 64 * 1024;
   // The rows the running command of several rows changed, as they were before.
   struct Recorded {
     std::string key;

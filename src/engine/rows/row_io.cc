@@ -105,6 +105,9 @@ bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset) {
 }
 
 bool HoldsExactly(Field* field, std::string_view value, String* scratch) {
+  // A VARBINARY column keeps any bytes up to its length as they are.
+  if (field->real_type() == MYSQL_TYPE_VARCHAR && field->charset() == &my_charset_bin)
+    return value.size() <= field->field_length;
   THD* thd = field->table->in_use;
   const enum_check_fields saved = thd->count_cuted_fields;
   thd->count_cuted_fields = CHECK_FIELD_IGNORE;

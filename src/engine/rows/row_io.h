@@ -50,7 +50,7 @@ bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset = 0);
 // round, convert or repair is none ("01", "1.4", "x" or "-1" for an INT UNSIGNED;
 // 11 characters for a VARCHAR(10); bytes invalid in the column's character set),
 // except trailing spaces that a PAD SPACE collation ignores, as SQL's WHERE does.
-// Leaves the value in the field; raises no warning.
+// May leave the value in the field (record[0]); raises no warning.
 bool HoldsExactly(Field* field, std::string_view value, String* scratch);
 
 // Bytes of the key image of the first `nparts` parts of `key`.
