@@ -501,3 +501,39 @@ def test_a_memory_btree_scan_changes_each_row_once(writer, sql, tables):
     writer.open_index(0, "mem_btree", ["id"], index="kb")
     assert writer.request(hs.find(0, ">=", [1], 10, 0, ["+", 10])) == ["0", "1", "3"]
     assert sql.flat("SELECT id FROM test.mem_btree ORDER BY id") == ["11", "12", "13"]
+
+
+@pytest.mark.parametrize("child_extra, refused", [
+    ("v INT AS (pid + 1) VIRTUAL, KEY kv (v)", True),
+    ("w INT AS (pid * 2) VIRTUAL", True),
+    ("n INT", False),
+])
+def test_a_change_that_would_cascade_into_virtual_columns_is_refused(
+        writer, sql, tables, child_extra, refused):
+    # InnoDB computes a cascaded child's virtual columns through the child table as
+    # SQL's statement opened it; a rowsocket write has no such statement, so it is
+    # refused (error 1235) and changes nothing. A child without them cascades.
+    sql.execute("DROP TABLE IF EXISTS test.fk_child")
+    sql.execute("DROP TABLE IF EXISTS test.fk_parent")
+    sql.execute("CREATE TABLE test.fk_parent (id INT PRIMARY KEY, n INT) ENGINE=InnoDB")
+    sql.execute("INSERT INTO test.fk_parent VALUES (1, 0), (5, 0)")
+    sql.execute(f"CREATE TABLE test.fk_child (id INT PRIMARY KEY, pid INT, {child_extra}, "
+                "FOREIGN KEY (pid) REFERENCES test.fk_parent (id) "
+                "ON UPDATE CASCADE ON DELETE SET NULL) ENGINE=InnoDB")
+    sql.execute("INSERT INTO test.fk_child (id, pid) VALUES (1, 5)")
+    writer.open_index(0, "fk_parent", ["id", "n"])
+    answers_ = answers(writer, [hs.find(0, "=", [5], 1, 0, ["U", 7, 1]),
+                                hs.find(0, "=", [1], 1, 0, ["U", 2, 1]),
+                                hs.find(0, "=", [7 if not refused else 5], 1, 0, ["D"])])
+    if refused:
+        assert answers_ == [["1", "1", "1235"]] * 2 + [["1", "1", "1235"]]
+        assert sql.rows("SELECT id, n FROM test.fk_parent ORDER BY id") == [("1", "0"), ("5", "0")]
+        assert sql.rows("SELECT id, pid FROM test.fk_child") == [("1", "5")]
+    else:
+        assert answers_ == [["0", "1", "1"]] * 3
+        assert sql.rows("SELECT id, n FROM test.fk_parent ORDER BY id") == [("2", "1")]
+        assert sql.rows("SELECT id, pid FROM test.fk_child") == [("1", None)]
+    # A change of the child itself goes on.
+    writer.open_index(1, "fk_child", ["id"])
+    assert writer.request(hs.find(1, "=", [1], 1, 0, ["U", 3])) == ["0", "1", "1"]
+    check_table(sql, "fk_child")

@@ -46,7 +46,9 @@ Opened<TableEntry> TableCache::Get(std::string_view db, std::string_view name) {
 }
 
 EngineStatus TableCache::Reopen(TableEntry* entry) {
-  return entry->table ? EngineStatus::OK() : Open(entry);
+  const EngineStatus status = entry->table ? EngineStatus::OK() : Open(entry);
+  if (status.ok() && !entry->cascade_children.empty()) CheckCascades(entry);
+  return status;
 }
 
 EngineStatus TableCache::Open(TableEntry* entry) {
@@ -101,6 +103,21 @@ EngineStatus TableCache::Open(TableEntry* entry) {
   entry->has_foreign_keys = table->file->referenced_by_foreign_key() ||
                             table->file->get_foreign_key_list(thd_, &foreign_keys) != 0 ||
                             !foreign_keys.is_empty();
+  entry->cascade_children.clear();
+  List<FOREIGN_KEY_INFO> referencing;
+  if (for_writes_ && table->file->referenced_by_foreign_key() &&
+      table->file->get_parent_foreign_key_list(thd_, &referencing) == 0) {
+    List_iterator_fast<FOREIGN_KEY_INFO> it(referencing);
+    while (FOREIGN_KEY_INFO* fk = it++) {
+      TableEntry::CascadeChild child;
+      child.on_update = fk_modifies_child(fk->update_method);
+      child.on_delete = fk_modifies_child(fk->delete_method);
+      if (!child.on_update && !child.on_delete) continue;
+      child.db.assign(fk->foreign_db->str, fk->foreign_db->length);
+      child.name.assign(fk->foreign_table->str, fk->foreign_table->length);
+      entry->cascade_children.push_back(std::move(child));
+    }
+  }
   entry->key_buffer.assign(table->s->max_key_length + 8, 0);
   entry->filter_record.assign(table->s->rec_buff_length + 8, 0);
   entry->key_record.assign(table->s->rec_buff_length + 8, 0);
@@ -108,6 +125,19 @@ EngineStatus TableCache::Open(TableEntry* entry) {
   ++open_count_;
   Log(LogLevel::kDebug, "opened table %s.%s", entry->db.c_str(), entry->name.c_str());
   return EngineStatus::OK();
+}
+
+void TableCache::CheckCascades(TableEntry* entry) {
+  MarkUsed(entry);  // (not closed to make room for a child)
+  entry->update_cascades_into_virtual = entry->delete_cascades_into_virtual = false;
+  for (size_t i = 0; i < entry->cascade_children.size(); ++i) {
+    // (Get may open a table, which may make room: the copy outlives any entry moved.)
+    const TableEntry::CascadeChild child = entry->cascade_children[i];
+    const Opened<TableEntry> opened = Get(child.db, child.name);
+    if (opened.ok() && opened.value->table->s->virtual_fields == 0) continue;
+    entry->update_cascades_into_virtual |= child.on_update;
+    entry->delete_cascades_into_virtual |= child.on_delete;
+  }
 }
 
 // The tables rowsocket keeps open count against table_open_cache like any other:

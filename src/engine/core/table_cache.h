@@ -47,6 +47,19 @@ struct TableEntry {
   // The table has foreign keys, or is referenced by some (found when it opens:
   // changing them takes DDL, which reopens it).
   bool has_foreign_keys = false;
+  // The tables whose rows InnoDB changes when a row of this one changes (a FOREIGN
+  // KEY ... ON UPDATE or ON DELETE CASCADE, SET NULL or SET DEFAULT of theirs; found
+  // by a writing worker when the table opens), and whether one of them has virtual
+  // columns (see TableCache::CheckCascades).
+  struct CascadeChild {
+    std::string db;
+    std::string name;
+    bool on_update = false;
+    bool on_delete = false;
+  };
+  std::vector<CascadeChild> cascade_children;
+  bool update_cascades_into_virtual = false;
+  bool delete_cascades_into_virtual = false;
   // Scratch space sized for the open table, shared by every open index on it (a
   // request uses them only while it runs): a key image, a record that holds filter
   // values, and one that holds a request's key values.
@@ -65,8 +78,13 @@ class TableCache {
   // The entry for db.name, opening the table if needed. The entry stays valid
   // (possibly closed) for the cache's lifetime.
   Opened<TableEntry> Get(std::string_view db, std::string_view name);
-  // Opens a closed entry again.
+  // Opens a closed entry again; checks its cascades (CheckCascades) each time.
   EngineStatus Reopen(TableEntry* entry);
+  // Whether a change of the entry's rows would cascade into a table that has virtual
+  // columns: InnoDB then computes them through the child table as SQL opened it for
+  // the statement, which a rowsocket write has not, so such a write is refused
+  // (RowRequests::ModifyRow). A child that cannot be opened counts as one.
+  void CheckCascades(TableEntry* entry);
 
   // Starts a batch at `now_ms`: a table whose metadata lock another thread held
   // (the worker's THD waits for no lock: lock_wait_timeout 0) is not tried again by

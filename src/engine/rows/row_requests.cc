@@ -321,6 +321,15 @@ int RowRequests::ModifyRow(const RowChange& change, OpenIndex* oi, bool* changed
   handler* h = table->file;
   THD* thd = thd_;
   *changed = false;
+  if (change.kind == RowWrite::kDelete ? oi->entry()->delete_cascades_into_virtual
+                                       : oi->entry()->update_cascades_into_virtual) {
+    static LogLimit refused;
+    LogLimited(&refused, LogLevel::kWarning,
+               "a change of %s.%s is refused: a FOREIGN KEY would cascade it into a table "
+               "with virtual columns, which only SQL can compute (error %d)",
+               oi->entry()->db.c_str(), oi->entry()->name.c_str(), ER_NOT_SUPPORTED_YET);
+    return ER_NOT_SUPPORTED_YET;
+  }
   int rc = 0;
   if (change.kind == RowWrite::kDelete) {
     bool updated = false;
