@@ -141,8 +141,29 @@ uint KeyLength(const KEY* key, size_t nparts) {
   return length;
 }
 
+namespace {
+
+// The image key_copy makes of a VARBINARY key part that holds `value` whole: a
+// nullable part's NULL flag (0), the length in two bytes, the bytes, zeros to the
+// part's length. False, writing nothing, for any other part or value.
+bool CopyVarbinaryKeyPart(const KEY_PART_INFO& part, const RowValue& value, uchar* out) {
+  const Field* field = part.field;
+  if (value.kind != RowValue::Kind::kBytes || value.size > part.length ||
+      field->real_type() != MYSQL_TYPE_VARCHAR || field->charset() != &my_charset_bin)
+    return false;
+  if (part.null_bit) *out++ = 0;
+  int2store(out, value.size);
+  if (value.size != 0) memcpy(out + HA_KEY_BLOB_LENGTH, value.data, value.size);
+  memset(out + HA_KEY_BLOB_LENGTH + value.size, 0, part.length - value.size);
+  return true;
+}
+
+}  // namespace
+
 bool CopyKey(const ScanSpec& spec, size_t in_value, KEY* key, uchar* out) {
   const size_t nparts = spec.key.size();
+  if (nparts == 1 && CopyVarbinaryKeyPart(key->key_part[0], spec.KeyPart(in_value, 0), out))
+    return true;
   bool storable = true;
   for (size_t i = 0; i < nparts; ++i)
     storable &= StoreField(key->key_part[i].field, spec.KeyPart(in_value, i));

@@ -57,7 +57,8 @@ bool HoldsExactly(Field* field, std::string_view value, String* scratch);
 uint KeyLength(const KEY* key, size_t nparts);
 
 // Stores the key values of `spec` (with IN value number `in_value` in the IN key
-// part, if any) into record[0] and copies their key image (KeyLength bytes) to `out`.
+// part, if any) into record[0] and copies their key image (KeyLength bytes) to `out`;
+// the value of a key of one VARBINARY part goes to `out` alone.
 // Returns false, copying nothing, if a value is NULL for a NOT NULL part: such a key
 // finds nothing. The Request form takes its key values (no IN value).
 bool CopyKey(const ScanSpec& spec, size_t in_value, KEY* key, uchar* out);
