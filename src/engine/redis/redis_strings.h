@@ -189,10 +189,10 @@ class RedisStrings {
   std::string text_;  // a value or number written
   // GET's and MGET's items, whose values keep their storage from one request to the
   // next while an answer stays within kKeptReadBytes and kKeptReadItems.
-  std::vector<Item> read_;
-  static constexpr size_t kKeptReadItems = 256;
-  std::vector<size_t> in_keys_;  // MGET's keys of the IN list, by their argument
   static constexpr size_t kKeptReadBytes = 64 * 1024;
+  static constexpr size_t kKeptReadItems = 256;
+  std::vector<Item> read_;
+  std::vector<size_t> in_keys_;  // MGET's keys of the IN list, by their argument
   // The rows the running command of several rows changed, as they were before.
   struct Recorded {
     std::string key;
