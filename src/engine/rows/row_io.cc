@@ -104,10 +104,17 @@ bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset) {
   return StoreField(field, RowValueOf(value), offset);
 }
 
+namespace {
+
+// A VARBINARY column: it keeps any bytes up to its length as they are.
+bool IsVarbinary(const Field* field) {
+  return field->real_type() == MYSQL_TYPE_VARCHAR && field->charset() == &my_charset_bin;
+}
+
+}  // namespace
+
 bool HoldsExactly(Field* field, std::string_view value, String* scratch) {
-  // A VARBINARY column keeps any bytes up to its length as they are.
-  if (field->real_type() == MYSQL_TYPE_VARCHAR && field->charset() == &my_charset_bin)
-    return value.size() <= field->field_length;
+  if (IsVarbinary(field)) return value.size() <= field->field_length;
   THD* thd = field->table->in_use;
   const enum_check_fields saved = thd->count_cuted_fields;
   thd->count_cuted_fields = CHECK_FIELD_IGNORE;
@@ -147,9 +154,8 @@ namespace {
 // nullable part's NULL flag (0), the length in two bytes, the bytes, zeros to the
 // part's length. False, writing nothing, for any other part or value.
 bool CopyVarbinaryKeyPart(const KEY_PART_INFO& part, const RowValue& value, uchar* out) {
-  const Field* field = part.field;
   if (value.kind != RowValue::Kind::kBytes || value.size > part.length ||
-      field->real_type() != MYSQL_TYPE_VARCHAR || field->charset() != &my_charset_bin)
+      !IsVarbinary(part.field))
     return false;
   if (part.null_bit) *out++ = 0;
   int2store(out, value.size);
