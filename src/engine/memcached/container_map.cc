@@ -69,7 +69,7 @@ bool ContainerMappingReads::Read(THD* thd, std::string_view name, KvContainer* c
 
 EngineStatus BindContainerIndexes(WorkerEngine* engine, ContainerBinding* binding,
                                   const KvContainer& container) {
-  for (std::unique_ptr<IndexBinding>* b : {&binding->lookup, &binding->insert}) {
+  for (std::unique_ptr<IndexBinding>* b : {&binding->lookup, &binding->insert, &binding->values}) {
     engine->Retire(b->get());
     b->reset();
   }
@@ -95,13 +95,15 @@ EngineStatus BindContainerIndexes(WorkerEngine* engine, ContainerBinding* bindin
   binding->grants = IndexGrants();
   binding->lookup = std::make_unique<IndexBinding>();
   binding->insert = std::make_unique<IndexBinding>();
-  for (IndexBinding* b : {binding->lookup.get(), binding->insert.get()}) {
+  binding->values = std::make_unique<IndexBinding>();
+  for (IndexBinding* b : {binding->lookup.get(), binding->insert.get(), binding->values.get()}) {
     b->db = container.db;
     b->table = container.table;
     b->index = index;
   }
   binding->lookup->columns = container.LookupColumns();
   binding->insert->columns = container.InsertColumns();
+  binding->values->columns = container.ValueColumns();
   return EngineStatus::OK();
 }
 

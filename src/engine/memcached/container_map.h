@@ -50,7 +50,7 @@ class ContainerMappingReads {
   std::unordered_map<std::string, std::optional<KvContainer>> last_read_;
 };
 
-// Binds `binding` to `container`: its lookup and insert indexes on the unique index
+// Binds `binding` to `container`: its lookup, insert and value indexes on the unique index
 // of its key column (on a system-versioned table the server adds the end of the
 // row's period to every unique key: a find of the key skips history rows). What the
 // binding had opened before is retired (a step of this batch may still use it).

@@ -58,6 +58,13 @@ std::string KvContainer::LookupColumns() const {
 
 std::string KvContainer::InsertColumns() const { return key_column + "," + LookupColumns(); }
 
+std::string KvContainer::ValueColumns() const {
+  std::string columns;
+  for (const std::string& v : value_columns) columns += (columns.empty() ? "" : ",") + v;
+  if (!expires_column.empty()) columns += "," + expires_column;
+  return columns;
+}
+
 bool KvContainer::operator==(const KvContainer& o) const {
   return name == o.name && db == o.db && table == o.table && key_column == o.key_column &&
          value_columns == o.value_columns && separator == o.separator &&

@@ -60,17 +60,22 @@ struct KvContainer {
 
   // rowsocket.kv, unless rowsocket.containers names another `default`.
   static KvContainer Default();
-  // The columns of the lookup and insert indexes, comma-separated.
+  // The columns of the lookup and insert indexes, comma-separated: the value
+  // columns, then CAS, flags and expiry where the container has them (the insert
+  // index: the key column first).
   std::string LookupColumns() const;
   std::string InsertColumns() const;
+  // The value columns and the expiry alone: what a read that answers neither a CAS
+  // nor flags needs (a Redis read's index).
+  std::string ValueColumns() const;
   bool operator==(const KvContainer& o) const;
 };
 
 // A connection's binding of a container: the mapping it was made from, and its
-// lookup and insert indexes.
+// lookup, insert and value indexes (the last opened only where a read uses it).
 struct ContainerBinding {
   KvContainer container;
-  std::unique_ptr<IndexBinding> lookup, insert;
+  std::unique_ptr<IndexBinding> lookup, insert, values;
   IndexGrants grants;  // what the connection's account may do (rowsocket_memcached_auth)
 };
 

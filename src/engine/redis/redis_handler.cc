@@ -238,7 +238,15 @@ Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
   // (SCAN reads the keys through the insert index, whose first column is the key.)
   bool scans = r.info->id == I::kScan;
   for (const RedisQueued& q : r.transaction) scans |= q.info->id == I::kScan;
-  const Opened<OpenIndex> lookup = engine_->OpenResolved(binding->lookup.get());
+  // A request that writes reads its rows through the lookup index (every column
+  // of the container: a write keeps the flags and moves the CAS); one that only
+  // reads, through the value index (the value and the expiry: Redis answers neither
+  // a CAS nor flags). The grants asked for are the lookup's either way.
+  const Opened<OpenIndex> reads =
+      engine_->OpenResolved(writes ? binding->lookup.get() : binding->values.get());
+  Opened<OpenIndex> lookup = reads;
+  if (reads.ok() && !writes && SessionOf(item)->account_logins)
+    lookup = engine_->OpenResolved(binding->lookup.get());
   const Opened<OpenIndex> insert =
       lookup.ok() && (writes || scans) ? engine_->OpenResolved(binding->insert.get()) : lookup;
   if (!insert.ok()) {
@@ -249,7 +257,7 @@ Prepared RedisHandler::PrepareRows(const BatchItem& item, Step* step) {
   if (!p.status.ok()) return p;
   p.answered = false;
   if (p.index != nullptr) p.more.push_back(p.index);
-  p.index = lookup.value;
+  p.index = reads.value;
   step->insert = writes || scans ? insert.value : nullptr;
   return p;
 }

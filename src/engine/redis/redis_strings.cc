@@ -63,10 +63,17 @@ void RedisStrings::Begin(const KvContainer& container, OpenIndex* lookup, OpenIn
   lookup_ = lookup;
   insert_ = insert;
   key_column_ = WholeColumn(lookup->key()->key_part[0]);
+  // The lookup index's columns: the value, then the CAS, flags and expiry where the
+  // container has them (KvContainer::LookupColumns); the value index's, the value
+  // and the expiry alone (ValueColumns). Where the container has no CAS and no
+  // flags, the two are the same.
+  const bool expires = !container.expires_column.empty();
+  const bool cas_and_flags =
+      lookup->columns().size() > container.value_columns.size() + size_t{expires};
   int at = 1;
-  cas_at_ = container.cas_column.empty() ? -1 : at++;
-  flags_at_ = container.flags_column.empty() ? -1 : at++;
-  expires_at_ = container.expires_column.empty() ? -1 : at++;
+  cas_at_ = !cas_and_flags || container.cas_column.empty() ? -1 : at++;
+  flags_at_ = !cas_and_flags || container.flags_column.empty() ? -1 : at++;
+  expires_at_ = expires ? at++ : -1;
   now_ms_ = NowMs();
 }
 
