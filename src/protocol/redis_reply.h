@@ -23,6 +23,10 @@ class RedisReplyWriter {
   RedisReplyWriter(std::string* out, RespVersion version) : out_(out), version_(version) {}
 
   RespVersion version() const { return version_; }
+  // How much has been written so far, and a way to drop what was written since (an
+  // answer that turned out to be an error after it had begun).
+  size_t written() const { return out_->size(); }
+  void DropSince(size_t written) { out_->resize(written); }
 
   void Ok() { out_->append("+OK\r\n", 5); }
   // `+<text>`: CR and LF in `text` become spaces, as Redis's status replies.

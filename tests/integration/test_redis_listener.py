@@ -606,6 +606,14 @@ def test_mget_is_held_to_the_answer_size(r, sql):
         with pytest.raises(redis.ResponseError, match="rowsocket_max_answer_size"):
             r.mget("a", "b")
         assert r.mget("a") == [b"x" * 3000]
+        # The refused answer had begun ("a"'s value) when "b" overflowed it: what was
+        # written of it is dropped, and the replies after it are whole.
+        with r.pipeline(transaction=False) as p:
+            p.mget("a", "b").mget("nosuch", "a").ping()
+            refused, after, pong = p.execute(raise_on_error=False)
+        assert isinstance(refused, redis.ResponseError)
+        assert "rowsocket_max_answer_size" in str(refused)
+        assert (after, pong) == ([None, b"x" * 3000], True)
     finally:
         sql.execute("SET GLOBAL rowsocket_max_answer_size = DEFAULT")
     assert r.mget("a", "b") == [b"x" * 3000, b"y" * 3000]

@@ -125,9 +125,16 @@ void RedisStrings::ItemOfRow(Item* item) {
   item->cas = cas_at_ < 0 ? 0 : FieldNumber<uint64_t>(columns[cas_at_], &scratch_);
   item->flags = flags_at_ < 0 ? 0 : FieldNumber<uint32_t>(columns[flags_at_], &scratch_);
   item->expires = expires_at_ < 0 ? 0 : FieldNumber<int64_t>(columns[expires_at_], &scratch_);
-  // (As the memcached listener: an item is expired from its expiry's second on.)
-  item->found = item->expires != 0 && item->expires * 1000 <= now_ms_ ? Found::kExpired
-                                                                      : Found::kPresent;
+  item->found = Expired(item->expires) ? Found::kExpired : Found::kPresent;
+}
+
+bool RedisStrings::LiveValueOfRow(std::string_view* value) {
+  const std::vector<Field*>& columns = lookup_->columns();
+  const int64_t expires =
+      expires_at_ < 0 ? 0 : FieldNumber<int64_t>(columns[expires_at_], &scratch_);
+  if (Expired(expires)) return false;
+  *value = FieldText(columns[0], &scratch_);
+  return true;
 }
 
 // Reads the row of `key` (in a write, with its row lock); false on an error, which
@@ -355,10 +362,12 @@ std::vector<RedisStrings::Item>& RedisStrings::ReadItems(size_t n) {
 }
 
 void RedisStrings::KeepReadItems(uint64_t answer_bytes) {
-  if (answer_bytes > kKeptReadBytes || read_.size() > kKeptReadItems) {
+  if (answer_bytes > kKeptReadBytes || read_.size() > kKeptReadItems)
     std::vector<Item>().swap(read_);
-    std::vector<size_t>().swap(in_keys_);
-  }
+}
+
+void RedisStrings::KeepInKeys() {
+  if (in_keys_.size() > kKeptReadItems) std::vector<size_t>().swap(in_keys_);
 }
 
 // SET key value [NX|XX] [GET] [EX|PX|EXAT|PXAT t|KEEPTTL]: the old value first with
@@ -470,7 +479,6 @@ void RedisStrings::GetEx(const std::vector<std::string_view>& argv) {
 // One IN scan of the key column for every key.
 void RedisStrings::MGet(const std::vector<std::string_view>& argv) {
   const size_t n = argv.size() - 1;
-  std::vector<Item>& items = ReadItems(n);
   std::vector<size_t>& in_keys = in_keys_;
   in_keys.clear();
   spec_.Clear();
@@ -483,22 +491,37 @@ void RedisStrings::MGet(const std::vector<std::string_view>& argv) {
     in_keys.push_back(k);
   }
   spec_.limit = static_cast<uint32_t>(in_keys.size());
-  // The answer is held to rowsocket_max_answer_size (its values and their headers).
+  // The answer is written as the rows come, in the keys' order (the IN list is
+  // read in its order), each value straight from the row; a nil for every key
+  // before it that found no live row. It is held to rowsocket_max_answer_size (its
+  // values and their headers); an error drops what was written of it.
   const uint64_t max_answer = rows_->tunables()->max_answer_size.load(std::memory_order_relaxed);
-  uint64_t answer = 0;
+  const size_t start = w_->written();
+  w_->ArrayHeader(n);
+  size_t answered = 0;  // the keys answered so far
+  uint64_t answer = 0, hits = 0;
   if (!in_keys.empty()) {
     const RowResult row = rows_->Read(spec_, lookup_, [&](size_t v) {
-      Item* item = &items[in_keys[v]];
-      ItemOfRow(item);
-      answer += item->value.size() + kRedisBulkHeader;
+      std::string_view value;
+      if (!LiveValueOfRow(&value)) return EngineStatus::OK();
+      answer += value.size() + kRedisBulkHeader;
       if (max_answer != 0 && answer > max_answer) return EngineStatus::TooBig();
+      for (; answered < in_keys[v]; ++answered) w_->Null();
+      w_->Bulk(value);
+      ++answered;
+      ++hits;
       return EngineStatus::OK();
     });
-    if (Failed(row)) return KeepReadItems(answer);
+    if (!row.status.ok()) {
+      w_->DropSince(start);
+      Failed(row);
+      return KeepInKeys();
+    }
   }
-  w_->ArrayHeader(n);
-  for (const Item& item : items) AnswerValue(item);
-  KeepReadItems(answer);
+  for (; answered < n; ++answered) w_->Null();
+  counts_->hits += hits;
+  counts_->misses += n - hits;
+  KeepInKeys();
 }
 
 // MSET and MSETNX: every key read (and locked) first, then the pairs written in

@@ -113,12 +113,19 @@ class RedisStrings {
   // Read, or for a hash key whether its row exists (as a live item of no expiry).
   bool ReadKey(std::string_view key, Item* item);
   void ItemOfRow(Item* item);
+  // The value of the row in record[0] unless it has expired (false), as ItemOfRow
+  // reads it but not copied: valid until the next row is read.
+  bool LiveValueOfRow(std::string_view* value);
+  // (As the memcached listener: an item is expired from its expiry's second on.)
+  bool Expired(int64_t expires) const { return expires != 0 && expires * 1000 <= now_ms_; }
   // A hit's value or a miss's nil, counted.
   void AnswerValue(const Item& item);
   // read_ made `n` missing items; KeepReadItems gives their storage back after an
   // answer of more than kKeptReadBytes or kKeptReadItems.
   std::vector<Item>& ReadItems(size_t n);
   void KeepReadItems(uint64_t answer_bytes);
+  // MGET's in_keys_ give their storage back past kKeptReadItems keys.
+  void KeepInKeys();
   bool Write(std::string_view key, Item* item);
   // Writes `item` as the row of `key` whatever the row held, without reading it first
   // (outside MULTI: no earlier image to record).
@@ -187,8 +194,8 @@ class RedisStrings {
   std::vector<RowValue> values_;
   String scratch_;
   std::string text_;  // a value or number written
-  // GET's and MGET's items, whose values keep their storage from one request to the
-  // next while an answer stays within kKeptReadBytes and kKeptReadItems.
+  // GET's items, whose values keep their storage from one request to the next while
+  // an answer stays within kKeptReadBytes and kKeptReadItems (MGET's in_keys_ too).
   static constexpr size_t kKeptReadBytes = 64 * 1024;
   static constexpr size_t kKeptReadItems = 256;
   std::vector<Item> read_;
