@@ -49,7 +49,11 @@ bool McValidKey(std::string_view key, McFraming framing) {
   if (framing == McFraming::kBinary) return true;
   // memcached 1.6 cuts a line at spaces only and ends it at LF (a NUL ends its C
   // string): every other byte, tabs and control bytes included, is part of a key.
-  return key.find_first_of(std::string_view(" \r\n\0", 4)) == std::string_view::npos;
+  for (const char c : key) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte <= ' ' && (byte == ' ' || byte == '\r' || byte == '\n' || byte == '\0')) return false;
+  }
+  return true;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include "protocol/memcached_response.h"
 
 #include <charconv>
+#include <cstring>
 
 namespace rowsocket {
 
@@ -71,17 +72,31 @@ void McTextWriter::ValueWithCas(std::string_view key, uint32_t flags, std::strin
 
 void McTextWriter::WriteValue(std::string_view key, uint32_t flags, std::string_view data,
                               const uint64_t* cas) {
-  out_->append("VALUE ", 6);
-  out_->append(key);
-  out_->push_back(' ');
-  AppendDecimal(out_, flags);
-  out_->push_back(' ');
-  AppendDecimal(out_, data.size());
-  if (cas != nullptr) {
-    out_->push_back(' ');
-    AppendDecimal(out_, *cas);
+  // The VALUE line is put together here and appended at once: an answer is many of
+  // them, and an append per part would cost more than the rest of the line.
+  constexpr size_t kDigits = 20;  // of the largest uint64_t
+  char line[6 + kMcMaxKeyLength + 3 * (1 + kDigits) + 2];
+  char* end = line;
+  if (key.size() <= kMcMaxKeyLength) {
+    memcpy(end, "VALUE ", 6);
+    end += 6;
+    if (!key.empty()) memcpy(end, key.data(), key.size());
+    end += key.size();
+  } else {  // (longer than any key a request can name)
+    out_->append("VALUE ", 6);
+    out_->append(key);
   }
-  out_->append("\r\n", 2);
+  *end++ = ' ';
+  end = std::to_chars(end, end + kDigits, flags).ptr;
+  *end++ = ' ';
+  end = std::to_chars(end, end + kDigits, data.size()).ptr;
+  if (cas != nullptr) {
+    *end++ = ' ';
+    end = std::to_chars(end, end + kDigits, *cas).ptr;
+  }
+  *end++ = '\r';
+  *end++ = '\n';
+  out_->append(line, static_cast<size_t>(end - line));
   out_->append(data);
   out_->append("\r\n", 2);
 }

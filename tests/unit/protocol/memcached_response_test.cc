@@ -62,6 +62,18 @@ TEST(MemcachedTextWriter, values_numbers_stats_errors) {
                      "SERVER_ERROR out of memory\r\nCLIENT_ERROR bad command line format\r\n");
 }
 
+TEST(MemcachedTextWriter, a_value_line_holds_the_longest_key_and_the_largest_numbers) {
+  std::string out = "END\r\n";  // (appended to what the buffer holds)
+  McTextWriter w(&out);
+  const std::string key(kMcMaxKeyLength, 'k');
+  w.ValueWithCas(key, 4294967295u, "v", 18446744073709551615ull);
+  EXPECT_EQ(out, "END\r\nVALUE " + key + " 4294967295 1 18446744073709551615\r\nv\r\n");
+  out.clear();
+  const std::string longer(kMcMaxKeyLength + 50, 'x');
+  w.Value(longer, 1, "ab");
+  EXPECT_EQ(out, "VALUE " + longer + " 1 2\r\nab\r\n");
+}
+
 TEST(MemcachedTextWriter, get_answer_reads_back_as_memcached_framing) {
   // Round trip: the data block of a VALUE is exactly what a set carried.
   const std::string data("\0\r\nEND\r\n", 8);
