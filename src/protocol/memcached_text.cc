@@ -40,16 +40,14 @@ struct Tokens {
 
 // The next space-separated token of `*rest`, taken off it; empty when none is left.
 std::string_view NextToken(std::string_view* rest) {
-  const size_t start = rest->find_first_not_of(' ');
-  if (start == std::string_view::npos) {
-    *rest = std::string_view();
-    return std::string_view();
-  }
-  rest->remove_prefix(start);
-  const size_t end = rest->find(' ');
-  const std::string_view token = rest->substr(0, end);
-  rest->remove_prefix(end == std::string_view::npos ? rest->size() : end);
-  return token;
+  // (A plain loop: tokens are short, and a search call per token costs more.)
+  const char* p = rest->data();
+  const char* const end = p + rest->size();
+  while (p != end && *p == ' ') ++p;
+  const char* const start = p;
+  while (p != end && *p != ' ') ++p;
+  *rest = std::string_view(p, static_cast<size_t>(end - p));
+  return std::string_view(start, static_cast<size_t>(p - start));
 }
 
 void Tokenize(std::string_view line, Tokens* tokens) {
