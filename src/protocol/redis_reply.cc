@@ -45,9 +45,26 @@ void RedisReplyWriter::Error(std::string_view text) { AppendLine(out_, '-', text
 void RedisReplyWriter::Integer(int64_t value) { Header(':', value); }
 
 void RedisReplyWriter::Bulk(std::string_view bytes) {
-  Header('$', static_cast<int64_t>(bytes.size()));
-  out_->append(bytes);
-  out_->append("\r\n", 2);
+  // A short value goes out with its header and CRLF in one append (an answer of
+  // many keys is many of them); a longer one after its header.
+  constexpr size_t kShort = 128;
+  if (bytes.size() > kShort) {
+    Header('$', static_cast<int64_t>(bytes.size()));
+    out_->append(bytes);
+    out_->append("\r\n", 2);
+    return;
+  }
+  char bulk[1 + 3 + 2 + kShort + 2];  // `$`, at most 3 digits, CRLF, the bytes, CRLF
+  char* end = bulk;
+  *end++ = '$';
+  end = std::to_chars(end, end + 3, bytes.size()).ptr;
+  *end++ = '\r';
+  *end++ = '\n';
+  if (!bytes.empty()) memcpy(end, bytes.data(), bytes.size());
+  end += bytes.size();
+  *end++ = '\r';
+  *end++ = '\n';
+  out_->append(bulk, static_cast<size_t>(end - bulk));
 }
 
 void RedisReplyWriter::Null() {

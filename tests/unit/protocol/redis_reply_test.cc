@@ -36,6 +36,16 @@ TEST(RedisReply, scalars_are_the_same_in_both_versions) {
   }
 }
 
+TEST(RedisReply, bulk_strings_short_and_long_are_framed_alike) {
+  for (size_t n : {size_t{9}, size_t{10}, size_t{99}, size_t{100}, size_t{128}, size_t{129},
+                   size_t{100000}}) {
+    const std::string bytes(n, 'v');
+    std::string out = "+OK\r\n";  // (appended to what the buffer holds)
+    RedisReplyWriter(&out, k2).Bulk(bytes);
+    EXPECT_EQ(out, "+OK\r\n$" + std::to_string(n) + "\r\n" + bytes + "\r\n") << n;
+  }
+}
+
 TEST(RedisReply, errors_and_statuses_turn_cr_and_lf_into_spaces) {
   EXPECT_EQ(Write(k2, [](auto& w) { w.Error("ERR a\r\nb"); }), "-ERR a  b\r\n");
   EXPECT_EQ(Write(k3, [](auto& w) { w.SimpleString("x\ny"); }), "+x y\r\n");
