@@ -27,6 +27,16 @@ bool Expired(int64_t expires, int64_t now) { return expires != 0 && expires <= n
 // OpenIndex::WriteRefusal).
 uint64_t FirstColumns(size_t n) { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
 
+// `c`'s value columns, then its CAS and flags (where asked) and its expiry.
+std::string ContainerColumns(const KvContainer& c, bool cas_and_flags) {
+  std::string columns;
+  for (const std::string& v : c.value_columns) columns += (columns.empty() ? "" : ",") + v;
+  for (const std::string* column : {&c.cas_column, &c.flags_column, &c.expires_column})
+    if (!column->empty() && (cas_and_flags || column == &c.expires_column))
+      columns += "," + *column;
+  return columns;
+}
+
 }  // namespace
 
 int64_t KvExpiry(int64_t exptime, int64_t now) {
@@ -48,22 +58,11 @@ KvContainer KvContainer::Default() {
   return c;
 }
 
-std::string KvContainer::LookupColumns() const {
-  std::string columns;
-  for (const std::string& v : value_columns) columns += (columns.empty() ? "" : ",") + v;
-  for (const std::string* c : {&cas_column, &flags_column, &expires_column})
-    if (!c->empty()) columns += "," + *c;
-  return columns;
-}
+std::string KvContainer::LookupColumns() const { return ContainerColumns(*this, true); }
 
 std::string KvContainer::InsertColumns() const { return key_column + "," + LookupColumns(); }
 
-std::string KvContainer::ValueColumns() const {
-  std::string columns;
-  for (const std::string& v : value_columns) columns += (columns.empty() ? "" : ",") + v;
-  if (!expires_column.empty()) columns += "," + expires_column;
-  return columns;
-}
+std::string KvContainer::ValueColumns() const { return ContainerColumns(*this, false); }
 
 bool KvContainer::operator==(const KvContainer& o) const {
   return name == o.name && db == o.db && table == o.table && key_column == o.key_column &&

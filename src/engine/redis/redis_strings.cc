@@ -339,10 +339,9 @@ void RedisStrings::Run(const RedisCommandInfo& info, const std::vector<std::stri
 }
 
 void RedisStrings::Get(std::string_view key, bool del) {
-  std::vector<Item>& read = ReadItems(1);
-  Item& item = read[0];
+  Item& item = read_;
   if (Read(key, &item) && !(del && item.has_row() && !Delete(key))) AnswerValue(item);
-  KeepReadItems(item.value.size());
+  KeepReadItem();
 }
 
 void RedisStrings::AnswerValue(const Item& item) {
@@ -355,19 +354,12 @@ void RedisStrings::AnswerValue(const Item& item) {
   }
 }
 
-std::vector<RedisStrings::Item>& RedisStrings::ReadItems(size_t n) {
-  read_.resize(n);
-  for (Item& item : read_) item.found = Found::kMissing;
-  return read_;
-}
-
-void RedisStrings::KeepReadItems(uint64_t answer_bytes) {
-  if (answer_bytes > kKeptReadBytes || read_.size() > kKeptReadItems)
-    std::vector<Item>().swap(read_);
+void RedisStrings::KeepReadItem() {
+  if (read_.value.capacity() > kKeptReadBytes) std::string().swap(read_.value);
 }
 
 void RedisStrings::KeepInKeys() {
-  if (in_keys_.size() > kKeptReadItems) std::vector<size_t>().swap(in_keys_);
+  if (in_keys_.size() > kKeptReadKeys) std::vector<size_t>().swap(in_keys_);
 }
 
 // SET key value [NX|XX] [GET] [EX|PX|EXAT|PXAT t|KEEPTTL]: the old value first with

@@ -120,11 +120,9 @@ class RedisStrings {
   bool Expired(int64_t expires) const { return expires != 0 && expires * 1000 <= now_ms_; }
   // A hit's value or a miss's nil, counted.
   void AnswerValue(const Item& item);
-  // read_ made `n` missing items; KeepReadItems gives their storage back after an
-  // answer of more than kKeptReadBytes or kKeptReadItems.
-  std::vector<Item>& ReadItems(size_t n);
-  void KeepReadItems(uint64_t answer_bytes);
-  // MGET's in_keys_ give their storage back past kKeptReadItems keys.
+  // GET's read_ gives its value's storage back past kKeptReadBytes, MGET's in_keys_
+  // theirs past kKeptReadKeys keys.
+  void KeepReadItem();
   void KeepInKeys();
   bool Write(std::string_view key, Item* item);
   // Writes `item` as the row of `key` whatever the row held, without reading it first
@@ -194,11 +192,11 @@ class RedisStrings {
   std::vector<RowValue> values_;
   String scratch_;
   std::string text_;  // a value or number written
-  // GET's items, whose values keep their storage from one request to the next while
-  // an answer stays within kKeptReadBytes and kKeptReadItems (MGET's in_keys_ too).
+  // GET's item, whose value keeps its storage from one request to the next up to
+  // kKeptReadBytes; MGET's keys of the IN list, up to kKeptReadKeys.
   static constexpr size_t kKeptReadBytes = 64 * 1024;
-  static constexpr size_t kKeptReadItems = 256;
-  std::vector<Item> read_;
+  static constexpr size_t kKeptReadKeys = 256;
+  Item read_;
   std::vector<size_t> in_keys_;  // MGET's keys of the IN list, by their argument
   // The rows the running command of several rows changed, as they were before.
   struct Recorded {
