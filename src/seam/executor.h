@@ -145,6 +145,8 @@ class Executor {
   virtual uint64_t Execute(BatchItem* items, size_t count) = 0;
   // The latest ticket whose batch is durable. Tickets only grow.
   virtual uint64_t Durable() = 0;
+  // The latest ticket the log flush now under way makes durable; 0 while none is.
+  virtual uint64_t Flushing() { return 0; }
 
   // Called after every loop turn and at least every few tens of milliseconds while
   // idle: release tables that DDL is waiting for, close idle tables.

@@ -180,12 +180,15 @@ void ConnectionTable::TakeDelayed(uint64_t now_ms, int home,
   delayed_count_.store(delayed_.size(), std::memory_order_release);
 }
 
-void ConnectionTable::NoteDurable() {
+bool ConnectionTable::NoteDurable() {
+  bool waited;
   {
     std::lock_guard<std::mutex> lock(held_mutex_);
     ++durable_notes_;
+    waited = durable_waiters_ > 0;
   }
   durable_cv_.notify_all();
+  return waited;
 }
 
 uint64_t ConnectionTable::DurableNotes() const {
@@ -196,8 +199,10 @@ uint64_t ConnectionTable::DurableNotes() const {
 bool ConnectionTable::WaitForDurable(uint64_t seen,
                                      std::chrono::steady_clock::time_point deadline) {
   std::unique_lock<std::mutex> lock(held_mutex_);
+  ++durable_waiters_;
   durable_cv_.wait_until(lock, deadline,
                          [&] { return held_.empty() || durable_notes_ != seen; });
+  --durable_waiters_;
   return !held_.empty() && durable_notes_ != seen;
 }
 

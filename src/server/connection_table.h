@@ -24,8 +24,8 @@
 //     on the held list (Hold). Whichever worker finds its batches durable takes it off
 //     (TakeDurable) and owns it from then on — any worker for a connection of the
 //     epoll loop, its home worker for one of io_uring. Every wake-up of the flusher is noted
-//     (NoteDurable); a stopping worker waits for one (WaitForDurable) to release what
-//     is still held, up to a deadline.
+//     (NoteDurable); a worker waits for one (WaitForDurable) up to a deadline: a
+//     stopping worker to release what is still held, a write turn's for its flush.
 //     A connection whose answers wait for a deadline (a refused login,
 //     login_policy.h) sits on the delayed list the same way (Delay), until a worker
 //     that may serve it finds the deadline passed (TakeDelayed).
@@ -108,11 +108,12 @@ class ConnectionTable {
   // `durable` and that worker `home` may serve (ClientConnection::home: -1 or
   // `home`); the caller owns them from now on.
   void TakeDurable(uint64_t durable, int home, std::vector<ClientConnection*>* taken);
-  // Any thread: a batch has become durable.
-  void NoteDurable();
+  // Any thread: a batch has become durable. True if a worker was waiting for it
+  // (WaitForDurable): that worker releases what is durable once it wakes.
+  bool NoteDurable();
   // How many batches have been noted durable so far (a count for WaitForDurable).
   uint64_t DurableNotes() const;
-  // A stopping worker: waits until a batch becomes durable after `seen` was read
+  // Waits until a batch becomes durable after `seen` was read
   // (DurableNotes), until nothing is held, or until `deadline`. True if something is
   // held and may be released now.
   bool WaitForDurable(uint64_t seen, std::chrono::steady_clock::time_point deadline);
@@ -160,6 +161,7 @@ class ConnectionTable {
   std::condition_variable durable_cv_;
   std::vector<ClientConnection*> held_;
   uint64_t durable_notes_ = 0;
+  int durable_waiters_ = 0;  // workers in WaitForDurable
 
   std::mutex delayed_mutex_;
   std::vector<ClientConnection*> delayed_;

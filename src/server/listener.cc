@@ -180,7 +180,7 @@ void Listener::RequestStop() {
 }
 
 void Listener::WakeForDurable() {
-  connections_->NoteDurable();
+  const bool waited = connections_->NoteDurable();
   uint64_t one = 1;
   if (io_ == IoLoop::kIoUring) {
     // Held connections are their home worker's: each ring reads its own counter.
@@ -190,6 +190,9 @@ void Listener::WakeForDurable() {
     }
     return;
   }
+  // Any worker may release an epoll loop's held connections: one that waited for
+  // this flush does, so no other is woken for it.
+  if (waited) return;
   if (durable_wake_pending_.exchange(true, std::memory_order_acq_rel)) return;
   ssize_t ignored = ::write(durable_fd_, &one, sizeof one);
   (void)ignored;

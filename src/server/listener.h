@@ -136,9 +136,10 @@ class Listener {
   void ResetFigures();
   // Every worker's next wait returns kStopTag (any thread).
   void RequestStop();
-  // A batch became durable (any thread): one worker's next wait returns kDurableTag
-  // (io_uring: every worker's wake_fd is written), and stopping workers waiting for
-  // held answers wake up. Wake-ups that arrive before a worker takes them are one.
+  // A batch became durable (any thread): workers waiting for a flush
+  // (ConnectionTable::WaitForDurable) wake up; unless one did (epoll), one worker's
+  // next wait returns kDurableTag (io_uring: every worker's wake_fd is written).
+  // Wake-ups that arrive before a worker takes them are one.
   void WakeForDurable();
   // The worker that took kDurableTag: lets later wake-ups through again.
   void TakeDurableWake();

@@ -32,6 +32,9 @@ constexpr std::chrono::milliseconds kStopDrain{1000};
 // A parked spare worker without open tables has no periodic work: it looks for a
 // KILL (or a server shutdown) this often.
 constexpr std::chrono::milliseconds kSpareIdleMs{500};
+// After a write turn, a worker waits this long at most for the log flush under
+// way to end (see WaitForFlush).
+constexpr std::chrono::microseconds kFlushWaitMax{2000};
 
 std::atomic<uint64_t> g_next_connection_id{1};
 
@@ -261,8 +264,32 @@ void Worker::ServeTurn(Executor* executor, ClientConnection** ready, size_t coun
   }
   if (holding_.empty()) return;
   connections_->Hold(holding_.data(), holding_.size());
+  WaitForFlush(executor, ticket);
   // The flush may have ended before they were listed, its wake-up finding none.
   if (executor->Durable() >= ticket) ReleaseDurable(executor);
+}
+
+// After a write turn whose commit waits for a log flush that has not begun (one
+// is under way, for earlier commits): any write this worker commits before that
+// flush ends would join the same next flush, so instead it waits for the flush
+// under way to end and lets the writes that arrive meanwhile gather into its next
+// turn: one commit per flush rather than one per turn, where each commit costs
+// InnoDB a transaction's start and end. The flusher stays busy meanwhile, so
+// writes wait no longer for durability. The wait is bounded, so that a slow log
+// delays the reads this worker would serve meanwhile by kFlushWaitMax at most.
+// Every flush that ends meanwhile is this worker's to release (no other worker is
+// woken for it).
+void Worker::WaitForFlush(Executor* executor, uint64_t ticket) {
+  if (stopping_) return;
+  const uint64_t under_way = executor->Flushing();
+  if (under_way == 0 || under_way >= ticket) return;  // its own flush has begun
+  const auto deadline = std::chrono::steady_clock::now() + kFlushWaitMax;
+  for (;;) {
+    const uint64_t seen = connections_->DurableNotes();  // before Durable(): no lost wake-up
+    if (executor->Durable() >= under_way) return;
+    if (!connections_->WaitForDurable(seen, deadline)) return;
+    ReleaseDurable(executor);
+  }
 }
 
 // Adds a ready connection's requests to the batch: those a turn deferred, or else

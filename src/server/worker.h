@@ -64,6 +64,7 @@ class Worker {
   void AddConnection(int fd, const sockaddr_storage& peer, Executor* executor);
   void Own(ClientConnection* c);
   void ServeTurn(Executor* executor, ClientConnection** ready, size_t count);
+  void WaitForFlush(Executor* executor, uint64_t ticket);
   void TakeRequests(ClientConnection* c, uint32_t max_line, size_t max_unsent, uint64_t now_ms);
   void Finish(ClientConnection* c);
   void Park(ClientConnection* c, uint64_t due_ms);

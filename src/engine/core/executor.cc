@@ -128,6 +128,7 @@ void EngineExecutor::RunEachConnection(BatchItem* items, size_t begin, size_t en
 }
 
 uint64_t EngineExecutor::Durable() { return engine_.group().Durable(); }
+uint64_t EngineExecutor::Flushing() { return engine_.group().Flushing(); }
 
 void EngineExecutor::TruncateMembers(BatchItem* items, size_t begin, size_t end) {
   for (size_t i = end; i-- > begin;)

@@ -45,6 +45,7 @@ class EngineExecutor : public Executor {
   std::unique_ptr<ConnectionSession> NewSession() override;
   uint64_t Execute(BatchItem* items, size_t count) override;
   uint64_t Durable() override;
+  uint64_t Flushing() override;
   void Tick() override;
   bool HasPeriodicWork() override { return engine_.tables().open_count() != 0; }
   bool ShouldStop() override;

@@ -228,9 +228,18 @@ uint64_t GroupTransaction::TakeFlushTicket() {
 // answers in a quiet moment, also one whose own commits never left a flush to the
 // flusher: every worker reads the one flusher's mark.
 uint64_t GroupTransaction::Durable() const {
-  const LogFlusher* flusher = flusher_;
-  if (flusher == nullptr && shared_flusher_ != nullptr) flusher = shared_flusher_->Started();
+  const LogFlusher* flusher = Flusher();
   return flusher != nullptr ? flusher->Durable() : 0;
+}
+
+uint64_t GroupTransaction::Flushing() const {
+  const LogFlusher* flusher = Flusher();
+  return flusher != nullptr ? flusher->Flushing() : 0;
+}
+
+const LogFlusher* GroupTransaction::Flusher() const {
+  if (flusher_ != nullptr || shared_flusher_ == nullptr) return flusher_;
+  return shared_flusher_->Started();
 }
 
 }  // namespace rowsocket

@@ -67,8 +67,11 @@ class GroupTransaction {
   // The latest ticket whose flush has ended, whichever worker committed it (0 before
   // any).
   uint64_t Durable() const;
+  // The latest ticket the flush under way makes durable; 0 while none is.
+  uint64_t Flushing() const;
 
  private:
+  const LogFlusher* Flusher() const;  // null until a commit has started it
   bool AcquireBackupProtection(bool wait);
   void BeginWriteStatement();
   void EndWriteStatement();

@@ -108,10 +108,12 @@ void LogFlusher::Run(ServerThread* thread) {
       break;
     }
     const uint64_t upto = requested_;
+    flushing_.store(upto, std::memory_order_release);
     lock.unlock();
     FlushLog(engine_);
     lock.lock();
     durable_.store(upto, std::memory_order_release);
+    flushing_.store(0, std::memory_order_release);
     // A waker whose later tickets are still outstanding is woken for the ones this
     // flush covered, and again after the next flush (which covers the rest: they were
     // handed out before it will begin).

@@ -47,6 +47,8 @@ class LogFlusher {
   uint64_t Request(const std::function<void()>* wake);
   // Every ticket up to this one is durable.
   uint64_t Durable() const { return durable_.load(std::memory_order_acquire); }
+  // The latest ticket the flush under way makes durable; 0 while none is.
+  uint64_t Flushing() const { return flushing_.load(std::memory_order_acquire); }
   // No more calls of `wake` after this returns.
   void Forget(const std::function<void()>* wake);
 
@@ -61,6 +63,7 @@ class LogFlusher {
   bool stopped_ = false;             // the thread has gone
   uint64_t requested_ = 0;           // the latest ticket handed out
   std::atomic<uint64_t> durable_{0};
+  std::atomic<uint64_t> flushing_{0};
   // Who waits: one entry per waker, with the oldest ticket it may still wait for
   // and its latest.
   struct Waiting {

@@ -172,6 +172,8 @@ TEST_F(ConnectionTableTest, a_stopping_worker_waits_for_a_durable_batch_not_for_
 
   // A deadline that has passed ends the wait although something is held.
   EXPECT_FALSE(table_->WaitForDurable(table_->DurableNotes(), std::chrono::steady_clock::now()));
+  // With no worker waiting, a durable batch is nobody's to release yet.
+  EXPECT_FALSE(table_->NoteDurable());
 }
 
 TEST_F(ConnectionTableTest, the_idle_walk_visits_only_free_connections_it_wants) {

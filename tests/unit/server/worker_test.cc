@@ -1,8 +1,10 @@
 // Unit tests of a listener's worker loop with a stand-in executor: backpressure
 // (requests the executor defers are executed later, in order, while the client
 // reads), requests that wait apart for a lock (offered again later while other
-// clients are served), and accept pausing when descriptors run out, with the error
-// log not flooded. Real loopback sockets; no MariaDB involved.
+// clients are served), answers that wait for a log flush (held until it ends,
+// without holding up the worker's other clients for long), and accept pausing
+// when descriptors run out, with the error log not flooded. Real loopback sockets;
+// no MariaDB involved.
 #include "server/worker.h"
 
 #include <arpa/inet.h>
@@ -15,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,16 +33,22 @@ namespace {
 // engine does; remembers the largest output it left behind. A find of key `locked`
 // meets a lock until `released` is set: it and the later requests of its connection
 // are deferred with a retry delay, as the engine defers a request that met a lock.
+// A find of key `write` stands for a write: its batch's answers wait for the log
+// flush of the next ticket; the test says which flush is under way and which
+// tickets are durable.
 class StandInExecutor : public Executor {
  public:
   StandInExecutor(size_t padding, std::atomic<size_t>* largest_output,
-                  const std::atomic<bool>* released, std::atomic<int>* lock_tries)
+                  const std::atomic<bool>* released, std::atomic<int>* lock_tries,
+                  std::atomic<uint64_t>* tickets, const std::atomic<uint64_t>* durable,
+                  const std::atomic<uint64_t>* flushing)
       : padding_(padding), largest_output_(largest_output), released_(released),
-        lock_tries_(lock_tries) {}
+        lock_tries_(lock_tries), tickets_(tickets), durable_(durable), flushing_(flushing) {}
   std::unique_ptr<ConnectionSession> NewSession() override {
     return std::make_unique<ConnectionSession>();
   }
   uint64_t Execute(BatchItem* items, size_t count) override {
+    bool wrote = false;
     for (size_t i = 0; i < count; ++i) {
       BatchItem& item = items[i];
       if (i > 0 && items[i - 1].deferred && items[i - 1].session == item.session) {
@@ -58,12 +67,14 @@ class StandInExecutor : public Executor {
         item.retry_ms = 2;
         continue;
       }
+      wrote = wrote || key == "write";
       item.out->append("0\t1\t" + key + std::string(padding_, 'v') + "\n");
       if (item.out->size() > largest_output_->load()) largest_output_->store(item.out->size());
     }
-    return 0;
+    return wrote ? tickets_->fetch_add(1) + 1 : 0;
   }
-  uint64_t Durable() override { return 0; }
+  uint64_t Durable() override { return durable_->load(); }
+  uint64_t Flushing() override { return flushing_->load(); }
   void Tick() override {}
   bool ShouldStop() override { return false; }
   void Interrupt() override {}
@@ -73,17 +84,41 @@ class StandInExecutor : public Executor {
   std::atomic<size_t>* largest_output_;
   const std::atomic<bool>* released_;
   std::atomic<int>* lock_tries_;
+  std::atomic<uint64_t>* tickets_;
+  const std::atomic<uint64_t>* durable_;
+  const std::atomic<uint64_t>* flushing_;
 };
 
 class StandInFactory : public ExecutorFactory {
  public:
   explicit StandInFactory(size_t padding) : padding_(padding) {}
-  std::unique_ptr<Executor> Create(const WorkerInfo&) override {
-    return std::make_unique<StandInExecutor>(padding_, &largest_output, &released, &lock_tries);
+  std::unique_ptr<Executor> Create(const WorkerInfo& info) override {
+    wake = info.wake;
+    return std::make_unique<StandInExecutor>(padding_, &largest_output, &released, &lock_tries,
+                                             &tickets, &durable, &flushing);
+  }
+  // A log flush begins: it makes every ticket handed out so far durable.
+  void BeginFlush() { flushing.store(tickets.load()); }
+  // The flush under way ends.
+  void EndFlush() {
+    durable.store(flushing.load());
+    flushing.store(0);
+    wake();
+  }
+  // Waits until the executor has handed out `n` tickets.
+  bool AwaitTickets(uint64_t n) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (tickets.load() < n && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    return tickets.load() == n;
   }
   std::atomic<size_t> largest_output{0};
   std::atomic<bool> released{false};  // the lock on key `locked` is gone
   std::atomic<int> lock_tries{0};     // finds of `locked` that met the lock
+  std::atomic<uint64_t> tickets{0};   // write batches so far
+  std::atomic<uint64_t> durable{0};
+  std::atomic<uint64_t> flushing{0};  // the flush under way makes tickets up to it durable
+  std::function<void()> wake;         // the worker's, set before it takes a turn
 
  private:
   size_t padding_;
@@ -216,6 +251,52 @@ TEST_F(WorkerTest, a_request_that_waits_for_a_lock_holds_up_only_its_own_connect
   listener_.RequestStop();
   worker_->Join();
   EXPECT_EQ(worker_->stats().requests_deferred.Get(), 0u);  // lock waits are not backpressure
+}
+
+// A write's answer waits for its log flush. A worker whose write turn committed
+// while an earlier flush was under way waits for that flush a moment at most: if
+// it does not end, the worker goes on serving its other clients, and their reads
+// are answered. Every write is answered once its flush has ended, also when the
+// flush it waits for ends during the wait.
+TEST_F(WorkerTest, a_write_waiting_for_its_flush_holds_up_only_its_own_answer) {
+  Start(0);
+  RunWorker();
+  int first = Connect();
+  int second = Connect();
+  int reader = Connect();
+  ASSERT_GE(first, 0);
+  ASSERT_GE(second, 0);
+  ASSERT_GE(reader, 0);
+  SendAll(first, "1\t=\t1\twrite\n");
+  ASSERT_TRUE(factory_->AwaitTickets(1));
+  factory_->BeginFlush();  // and it never ends, until the test says so
+  SendAll(second, "1\t=\t1\twrite\n");
+  ASSERT_TRUE(factory_->AwaitTickets(2));
+  for (int round = 0; round < 3; ++round) {
+    SendAll(reader, "1\t=\t1\tread\n");
+    EXPECT_EQ(ReadLines(reader, 1), std::vector<std::string>{"0\t1\tread"});
+  }
+  char byte;
+  EXPECT_EQ(::recv(first, &byte, 1, MSG_DONTWAIT), -1) << "answered before its flush";
+  EXPECT_EQ(::recv(second, &byte, 1, MSG_DONTWAIT), -1) << "answered before its flush";
+  factory_->EndFlush();
+  EXPECT_EQ(ReadLines(first, 1), std::vector<std::string>{"0\t1\twrite"});
+  EXPECT_EQ(::recv(second, &byte, 1, MSG_DONTWAIT), -1) << "answered before its flush";
+  factory_->BeginFlush();
+  factory_->EndFlush();
+  EXPECT_EQ(ReadLines(second, 1), std::vector<std::string>{"0\t1\twrite"});
+
+  // The flush under way ends while the worker waits for it.
+  SendAll(first, "1\t=\t1\twrite\n");
+  ASSERT_TRUE(factory_->AwaitTickets(3));
+  factory_->BeginFlush();
+  SendAll(second, "1\t=\t1\twrite\n");
+  ASSERT_TRUE(factory_->AwaitTickets(4));
+  factory_->EndFlush();
+  EXPECT_EQ(ReadLines(first, 1), std::vector<std::string>{"0\t1\twrite"});
+  factory_->BeginFlush();
+  factory_->EndFlush();
+  EXPECT_EQ(ReadLines(second, 1), std::vector<std::string>{"0\t1\twrite"});
 }
 
 // Descriptors run out while clients wait in the backlog: the worker stops accepting
