@@ -211,11 +211,18 @@ void Worker::Loop(Executor* executor) {
 // worker releases held answers as their batches become durable, until none is held
 // or kStopDrain has passed.
 void Worker::DrainHeld(Executor* executor) {
-  const auto deadline = std::chrono::steady_clock::now() + kStopDrain;
+  ReleaseAsFlushesEnd(executor, 0, std::chrono::steady_clock::now() + kStopDrain);
+}
+
+// Sends held answers, whichever worker held them, as log flushes end: until the
+// commits up to `ticket` are durable (0: until no answer is held) or `deadline`.
+void Worker::ReleaseAsFlushesEnd(Executor* executor, uint64_t ticket,
+                                 std::chrono::steady_clock::time_point deadline) {
   for (;;) {
-    const uint64_t seen = connections_->DurableNotes();
+    const uint64_t seen = connections_->DurableNotes();  // before Durable(): no lost wake-up
     ReleaseDurable(executor);
-    if (!connections_->WaitForDurable(seen, deadline)) break;
+    if (ticket != 0 && executor->Durable() >= ticket) return;
+    if (!connections_->WaitForDurable(seen, deadline)) return;
   }
 }
 
@@ -283,13 +290,7 @@ void Worker::WaitForFlush(Executor* executor, uint64_t ticket) {
   if (stopping_) return;
   const uint64_t under_way = executor->Flushing();
   if (under_way == 0 || under_way >= ticket) return;  // its own flush has begun
-  const auto deadline = std::chrono::steady_clock::now() + kFlushWaitMax;
-  for (;;) {
-    const uint64_t seen = connections_->DurableNotes();  // before Durable(): no lost wake-up
-    if (executor->Durable() >= under_way) return;
-    if (!connections_->WaitForDurable(seen, deadline)) return;
-    ReleaseDurable(executor);
-  }
+  ReleaseAsFlushesEnd(executor, under_way, std::chrono::steady_clock::now() + kFlushWaitMax);
 }
 
 // Adds a ready connection's requests to the batch: those a turn deferred, or else

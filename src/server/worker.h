@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -59,6 +60,8 @@ class Worker {
   void Run();
   void Loop(Executor* executor);
   void DrainHeld(Executor* executor);
+  void ReleaseAsFlushesEnd(Executor* executor, uint64_t ticket,
+                           std::chrono::steady_clock::time_point deadline);
   bool MakeLoop();
   void Accept(Executor* executor);
   void AddConnection(int fd, const sockaddr_storage& peer, Executor* executor);
