@@ -60,6 +60,11 @@ MEMCACHED = shutil.which("memcached") or "/usr/bin/memcached"
 # The container that makes test.user's rows Redis hashes "user:<id>" (docs/REDIS.md).
 USER_CONTAINER = ("REPLACE INTO rowsocket.containers (name, db_schema, db_table, key_column, "
                   "value_columns) VALUES ('user', 'test', 'user', 'user_id', 'user_name')")
+# The container that makes test.user's rows memcached items "@@row.<id>", their values
+# the four columns joined by TAB as memcached's "u<id>" items (an INT-keyed container).
+ROW_CONTAINER = ("REPLACE INTO rowsocket.containers (name, db_schema, db_table, key_column, "
+                 "value_columns, value_separator) VALUES ('row', 'test', 'user', 'user_id', "
+                 "'user_id,user_name,user_email,created', '\\t')")
 # rowsocket.kv as the plugin makes it (src/engine/memcached/containers.cc), should it not come.
 KV_TABLE = ("CREATE TABLE IF NOT EXISTS rowsocket.kv (k VARBINARY(250) NOT NULL PRIMARY KEY, "
             "v MEDIUMBLOB NOT NULL, cas BIGINT UNSIGNED NOT NULL DEFAULT 0, "
@@ -421,7 +426,7 @@ class Stack:
                 self.execute("CREATE DATABASE IF NOT EXISTS rowsocket", KV_TABLE)
                 break
             time.sleep(0.1)
-        self.execute("DELETE FROM rowsocket.kv")
+        self.execute("DELETE FROM rowsocket.kv", ROW_CONTAINER)
         step = 200000
         for first in range(1, rows + 1, step):
             last = min(rows, first + step - 1)

@@ -38,7 +38,8 @@ class MemcachedProtocol : public StreamProtocol {
       case OpKind::kGet:
         out->append("get");
         for (uint32_t i = 0; i < op.nkeys; ++i) {
-          out->append(" u");
+          out->push_back(' ');
+          out->append(o_.item_keys);
           AppendUint(out, op.keys[i]);
         }
         out->append("\r\n");
@@ -137,10 +138,10 @@ class MemcachedProtocol : public StreamProtocol {
       return;
     }
     if (i >= op.nkeys) { *error = "memcached: more values than keys"; return; }
-    expect_.push_back('u');
+    expect_.append(o_.item_keys);
     AppendUint(&expect_, op.keys[i]);
     if (key != expect_) { *error = "memcached: wrong key (or order)"; return; }
-    expect_.erase(0, 1);
+    expect_.erase(0, o_.item_keys.size());
     expect_.push_back('\t');
     if (!StartsWith(value, expect_)) *error = "memcached: value of another row";
   }

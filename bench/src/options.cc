@@ -55,6 +55,8 @@ std::string Check(const Options& o) {
   if (o.kv && o.workload != Workload::kGet && o.workload != Workload::kUpdate)
     return "--kv runs the get and update workloads only";
   if (o.kv && o.batch > 1) return "--kv does not combine with --batch";
+  if (o.item_keys != "u" && (o.target != TargetKind::kMemcached || o.workload != Workload::kGet))
+    return "--item-keys applies to --target memcached, get workload";
   if (o.target == TargetKind::kRedis &&
       ((o.workload != Workload::kGet && o.workload != Workload::kUpdate) || o.batch > 1))
     return "redis runs the get and update workloads, without --batch";
@@ -91,6 +93,8 @@ const char* UsageText() {
       "  --kv                     the memcached container's rows (rowsocket.kv, keys u<id>)\n"
       "                           for HS and SQL too: get, and update as a whole-item set\n"
       "                           (redis: always; GET/MGET, update a SET of the value)\n"
+      "  --item-keys P            memcached: item keys P<id> (default u; @@row.: rowsocket's\n"
+      "                           container `row`, the rows of test.user); get only\n"
       "  --hash                   redis: a get is HGETALL user:<id> (the user row's fields)\n"
       "  --seed N --label TEXT --json FILE --no-progress\n"
       "Prints one line 'RESULT key=value ...' per run; --json writes the same as JSON.\n";
@@ -182,6 +186,9 @@ std::string ParseOptions(int argc, char** argv, Options* o) {
     } else if (name == "--duration") { if (!ToDouble(v, 0.05, 86400, &d)) return bad; o->duration_s = d;
     } else if (name == "--warmup") { if (!ToDouble(v, 0, 3600, &d)) return bad; o->warmup_s = d;
     } else if (name == "--server-pid") { if (!ToInt(v, 1, INT32_MAX, &n)) return bad; o->server_pid = int(n);
+    } else if (name == "--item-keys") {
+      if (v.empty() || v.find_first_of(" \t\r\n") != v.npos) return bad;
+      o->item_keys = std::string(v);
     } else if (name == "--label") { o->label = std::string(v);
     } else if (name == "--json") { o->json_path = std::string(v);
     } else {

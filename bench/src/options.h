@@ -21,6 +21,11 @@
 // item as memcached's `set` does (HS: U of v,cas,flags,expires; SQL: INSERT ... ON
 // DUPLICATE KEY UPDATE), with the update's stamp as the new CAS. Get and update only.
 //
+// --item-keys P makes memcached's item keys "P<id>" instead of "u<id>": with
+// "@@row." they are the keys of rowsocket's container `row`, the rows of test.user
+// themselves (INT key user_id; its value the row's four columns joined by TAB, as
+// memcached's items). Get only.
+//
 // Redis (--target redis) always reads and writes those items: GET or MGET of
 // "u<id>", SET of the whole value. With --hash a get is HGETALL "user:<id>", the
 // fields user_name, user_email and created of the user row (redis-server: a hash
@@ -88,6 +93,7 @@ struct Options {
   bool progress = true;       // live line on stdout when it is a terminal
   bool ssl = false;           // HS over TLS (the server's certificate is not checked)
   bool kv = false;            // the key-value container's data model (see above)
+  std::string item_keys = "u";  // memcached: an item's key is this and the row's id
   bool hash = false;          // Redis: a get is HGETALL user:<id> (the user row's fields)
 };
 
