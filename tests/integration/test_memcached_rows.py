@@ -203,6 +203,67 @@ def test_bigint_unsigned_keys_outside_its_range_are_misses_and_refused(raw, sql,
     assert text(raw, b"set @@big.18446744073709551614 0 0 1", b"w") == b"STORED\r\n"
 
 
+INTEGER_COLUMNS = [  # type, (min, max), rows stored
+    ("TINYINT", (-2**7, 2**7 - 1), [-2**7, 0, 2**7 - 1]),
+    ("TINYINT UNSIGNED", (0, 2**8 - 1), [0, 2**8 - 1]),
+    ("SMALLINT", (-2**15, 2**15 - 1), [-2**15, 7, 2**15 - 1]),
+    ("MEDIUMINT UNSIGNED", (0, 2**24 - 1), [0, 2**24 - 1]),
+    ("INT", (-2**31, 2**31 - 1), [-2**31, 2**31 - 1]),
+    ("BIGINT", (-2**63, 2**63 - 1), [-2**63, -1, 2**63 - 1]),
+    ("INT(5) UNSIGNED ZEROFILL", (0, 2**32 - 1), [1, 12345, 2**32 - 1]),
+]
+
+
+def integer_column_text(column, n):
+    """The text SQL gives the value n of the column (CAST(k AS CHAR))."""
+    return str(n).zfill(5) if "ZEROFILL" in column else str(n)
+
+
+@pytest.mark.parametrize("column, bounds, stored", INTEGER_COLUMNS,
+                         ids=[c for c, _, _ in INTEGER_COLUMNS])
+def test_integer_keys_are_the_columns_text_of_its_values(raw, sql, memcached_port, ready,
+                                                         column, bounds, stored):
+    """Of every integer type, at its bounds and just past them: a key names a row when
+    it is the column's own text of a value in its range, as SQL's CAST(k AS CHAR)
+    writes it; a write of any other key is refused."""
+    name = "int_" + column.split("(")[0].split()[0].lower() + ("_u" if "UNSIGNED" in column else "")
+    make_container(sql, memcached_port, name, "mc_" + name,
+                   f"k {column} NOT NULL PRIMARY KEY, v VARCHAR(30) NOT NULL",
+                   [(n, f"v{n}") for n in stored])
+    texts = {t: v for t, v in sql.rows(f"SELECT CAST(k AS CHAR), v FROM test.mc_{name}")}
+    assert sorted(texts) == sorted(integer_column_text(column, n) for n in stored)
+    low, high = bounds
+    numbers = {low - 1, low, low + 1, high - 1, high, high + 1, 0, 1, -1, 2, *stored}
+    candidates = {integer_column_text(column, n) for n in numbers} | {str(n) for n in numbers}
+    candidates |= {"-0", "+1", "01", "00001", "000001", "1.0", "1e0", "1x"}
+    prefix = b"@@" + name.encode() + b"."
+    for key in sorted(candidates):
+        k = prefix + key.encode()
+        if key in texts:
+            value = texts[key].encode()
+            assert text(raw, b"get " + k) == \
+                b"VALUE " + k + b" 0 %d\r\n" % len(value) + value + b"\r\nEND\r\n", key
+            continue
+        assert text(raw, b"get " + k) == MISS, key
+        in_range = any(integer_column_text(column, n) == key for n in numbers
+                       if low <= n <= high)
+        if not in_range:
+            assert text(raw, b"add " + k + b" 0 0 1", b"w") == BAD_KEY, key
+            continue
+        assert text(raw, b"add " + k + b" 0 0 1", b"w") == b"STORED\r\n", key
+        assert sql.rows(f"SELECT v FROM test.mc_{name} WHERE CAST(k AS CHAR) = %s",
+                        (key,)) == [("w",)], key
+        assert text(raw, b"delete " + k) == b"DELETED\r\n", key
+    # One multi-get of them all answers the stored keys only, in the request's order.
+    keys = sorted(candidates)
+    answer = text(raw, b"get " + b" ".join(prefix + key.encode() for key in keys))
+    assert answer == b"".join(
+        b"VALUE " + prefix + key.encode() + b" 0 %d\r\n" % len(texts[key]) +
+        texts[key].encode() + b"\r\n" for key in keys if key in texts) + MISS
+    assert sql.rows(f"SELECT CAST(k AS CHAR) FROM test.mc_{name} ORDER BY k") == \
+        [(integer_column_text(column, n),) for n in sorted(stored)]
+
+
 # --- item 6: keys longer than a character column holds -----------------------------
 
 @pytest.mark.parametrize("column", ["CHAR(10)", "VARCHAR(10)", "VARBINARY(10)"])

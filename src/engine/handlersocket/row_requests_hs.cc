@@ -85,7 +85,7 @@ RowResult RowRequests::Find(const Request& r, OpenIndex* oi, ResponseWriter* w) 
   if (rows_answer) w->BeginRows(static_cast<uint32_t>(columns.size()));
   const uint64_t max_answer = tunables_->max_answer_size.load(std::memory_order_relaxed);
   auto answer_row = [&](size_t) -> EngineStatus {
-    for (Field* f : columns) WriteField(f, w, &scratch_);
+    for (Field* f : columns) WriteField(f, w);
     if (max_answer != 0 && w->Mark() - mark > max_answer) return EngineStatus::TooBig();
     return EngineStatus::OK();
   };

@@ -106,7 +106,7 @@ KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* 
     ItemOfRow(key, lookup, item);
     if (text_of >= 0) {
       column_text_.clear();
-      AppendFieldText(lookup->columns()[static_cast<size_t>(text_of)], &scratch_, &column_text_);
+      AppendFieldText(lookup->columns()[static_cast<size_t>(text_of)], &column_text_);
     }
     found = true;
     return EngineStatus::OK();
@@ -131,7 +131,7 @@ void KeyValue::ItemOfRow(std::string_view key, OpenIndex* lookup, KvItem* item) 
   size_t i = 0;
   for (; i < c.value_columns.size(); ++i) {
     if (i > 0) item->value += c.separator;
-    AppendFieldText(columns[i], &scratch_, &item->value);
+    AppendFieldText(columns[i], &item->value);
   }
   item->cas = c.cas_column.empty() ? 0 : FieldNumber<uint64_t>(columns[i++], &scratch_);
   item->flags = c.flags_column.empty() ? 0 : FieldNumber<uint32_t>(columns[i++], &scratch_);
@@ -142,16 +142,18 @@ void KeyValue::ItemOfRow(std::string_view key, OpenIndex* lookup, KvItem* item) 
 // A container without a CAS column: a version of the item's content (FNV-1a of its
 // value and flags), which any change to them moves, whoever makes it. Not of its
 // expiry time: memcached's touch keeps the CAS.
-uint64_t KeyValue::DerivedCas(const KvItem& item) {
+uint64_t KeyValue::DerivedCas(std::string_view value, uint32_t flags) {
   uint64_t h = 14695981039346656037ull;
   auto mix = [&h](const void* data, size_t size) {
     const auto* p = static_cast<const unsigned char*>(data);
     for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ull;
   };
-  mix(item.value.data(), item.value.size());
-  mix(&item.flags, sizeof item.flags);
+  mix(value.data(), value.size());
+  mix(&flags, sizeof flags);
   return h == 0 ? 1 : h;  // 0 means "no CAS" to memcached's clients
 }
+
+uint64_t KeyValue::DerivedCas(const KvItem& item) { return DerivedCas(item.value, item.flags); }
 
 // The CAS a write gives `item` (its other fields final).
 uint64_t KeyValue::NewCas(const KvItem& item) {

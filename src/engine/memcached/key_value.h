@@ -161,6 +161,7 @@ class KeyValue {
   bool RowValues(const KvItem& item, std::vector<RowValue>* values, KvResult* result);
   void FindKey(std::string_view key);
   void FindRow(std::string_view row_key);
+  static uint64_t DerivedCas(std::string_view value, uint32_t flags);
   static uint64_t DerivedCas(const KvItem& item);
   uint64_t NewCas(const KvItem& item);
   // Reads the item of `key`; with `text_of` >= 0 also the text of that value column
@@ -211,6 +212,7 @@ class KeyValue {
   String scratch_;       // text of the column being read
   std::vector<std::string> expired_;  // keys a sweep step found expired
   std::string column_text_;       // a value column's text, as Read found it
+  std::string value_text_;        // RetrieveInto: a value of several columns
   std::vector<size_t> in_keys_;   // a retrieval: the key of each IN value
   McCounters* counts_ = nullptr;  // see CountInto
   uint32_t hits_ = 0, expired_met_ = 0, flushed_met_ = 0;  // the running command's

@@ -41,8 +41,7 @@ void KeyValue::Answer(const McRequest& mc, const KvContainer& container, OpenInd
                       OpenIndex* insert, uint64_t flushed_below, std::string* out) {
   const bool plain_get = mc.command == McCommand::kGet || mc.command == McCommand::kGets;
   hits_ = expired_met_ = flushed_met_ = 0;
-  if (plain_get && mc.framing == McFraming::kText && !mc.noreply &&
-      !container.cas_column.empty() && container.value_columns.size() == 1) {
+  if (plain_get && mc.framing == McFraming::kText && !mc.noreply) {
     container_ = &container;
     flushed_below_ = flushed_below;
     key_column_ = WholeColumn(lookup->key()->key_part[0]);
@@ -57,8 +56,9 @@ void KeyValue::Answer(const McRequest& mc, const KvContainer& container, OpenInd
 }
 
 // get and gets in text (see Answer): each hit's `VALUE` line and value go into the
-// answer as the scan reads its row, the value's bytes straight from the row; the
-// answer is the one Retrieve's items make, and an error takes back what was written.
+// answer as the scan reads its row, the value's bytes straight from the row (those
+// of several value columns joined once, in value_text_); the answer is the one
+// Retrieve's items make, and an error takes back what was written.
 McOutcome KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::string* out) {
   McTextWriter w(out);
   if (!FindKeys(mc)) {
@@ -67,26 +67,42 @@ McOutcome KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::st
   }
   const int64_t now = Now();
   const bool with_cas = mc.command == McCommand::kGets;
+  const KvContainer& c = *container_;
   const std::vector<Field*>& columns = lookup->columns();
-  // The lookup index's columns: the value, the CAS, then flags and expiry where the
-  // container has them.
-  Field* value = columns[0];
-  Field* cas = columns[1];
-  Field* flags = container_->flags_column.empty() ? nullptr : columns[2];
-  Field* expires = container_->expires_column.empty() ? nullptr : columns.back();
+  // The lookup index's columns: the value columns, then CAS, flags and expiry where
+  // the container has them.
+  const size_t value_columns = c.value_columns.size();
+  size_t at = value_columns;
+  Field* cas = c.cas_column.empty() ? nullptr : columns[at++];
+  Field* flags = c.flags_column.empty() ? nullptr : columns[at++];
+  Field* expires = c.expires_column.empty() ? nullptr : columns[at++];
   const uint64_t max_answer = rows_->tunables()->max_answer_size.load(std::memory_order_relaxed);
   const size_t mark = out->size();
   uint64_t answer_size = 0;
   bool too_large = false;
   const RowResult row = rows_->Read(spec_, lookup, [&](size_t in) {
-    const uint64_t item_cas = FieldNumber<uint64_t>(cas, &scratch_);
+    // The numbers first: a value's text may be the scratch buffer's.
+    uint64_t item_cas = cas == nullptr ? 0 : FieldNumber<uint64_t>(cas, &scratch_);
     const int64_t item_expires = expires == nullptr ? 0 : FieldNumber<int64_t>(expires, &scratch_);
-    if (Expired(item_expires, now) || (flushed_below_ != 0 && item_cas < flushed_below_)) {
+    // Without a CAS column every item is older than a flush (see Dead).
+    const bool flushed = flushed_below_ != 0 && (cas == nullptr || item_cas < flushed_below_);
+    if (Expired(item_expires, now) || flushed) {
       NoteDead(item_expires, now);
       return EngineStatus::OK();
     }
     const uint32_t item_flags = flags == nullptr ? 0 : FieldNumber<uint32_t>(flags, &scratch_);
-    const std::string_view data = FieldText(value, &scratch_);
+    std::string_view data;
+    if (value_columns == 1) {
+      data = FieldText(columns[0], &scratch_);
+    } else {
+      value_text_.clear();
+      for (size_t i = 0; i < value_columns; ++i) {
+        if (i > 0) value_text_ += c.separator;
+        AppendFieldText(columns[i], &value_text_);
+      }
+      data = value_text_;
+    }
+    if (with_cas && cas == nullptr) item_cas = DerivedCas(data, item_flags);
     const std::string_view key = mc.keys[in_keys_[in]];
     answer_size += key.size() + data.size() + kKvItemFraming;
     if (max_answer != 0 && answer_size > max_answer) {

@@ -36,7 +36,7 @@ void KeyValue::FindExpired(OpenIndex* sweep, uint32_t budget, std::string* curso
   const RowResult row = rows_->Read(spec_, sweep, [&](size_t) {
     ++examined;
     cursor->clear();
-    AppendFieldText(key, &scratch_, cursor);
+    AppendFieldText(key, cursor);
     if (Expired(FieldNumber<int64_t>(expires, &scratch_), now)) expired_.push_back(*cursor);
     return EngineStatus::OK();
   });
@@ -54,7 +54,7 @@ bool KeyValue::FindFlushed(const KvContainer& container, OpenIndex* scan, uint32
   const RowResult row = rows_->Read(spec_, scan, [&](size_t) {
     ++examined;
     cursor->clear();
-    AppendFieldText(key, &scratch_, cursor);
+    AppendFieldText(key, cursor);
     if (cas == nullptr || FieldNumber<uint64_t>(cas, &scratch_) < below)
       expired_.push_back(*cursor);
     return EngineStatus::OK();

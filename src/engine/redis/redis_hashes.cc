@@ -141,7 +141,7 @@ bool RedisHashes::ReadRow(std::string_view row_key, Row* row, bool quiet) {
     for (size_t i = 0; i < columns.size(); ++i) {
       row->null[i] = columns[i]->is_null();
       row->values[i].clear();
-      if (!row->null[i]) AppendFieldText(columns[i], &scratch_, &row->values[i]);
+      if (!row->null[i]) AppendFieldText(columns[i], &row->values[i]);
     }
     return EngineStatus::OK();
   });

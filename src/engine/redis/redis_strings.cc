@@ -121,7 +121,7 @@ bool RedisStrings::Holds(const KvContainer& container, OpenIndex* lookup, std::s
 void RedisStrings::ItemOfRow(Item* item) {
   const std::vector<Field*>& columns = lookup_->columns();
   item->value.clear();
-  AppendFieldText(columns[0], &scratch_, &item->value);
+  AppendFieldText(columns[0], &item->value);
   item->cas = cas_at_ < 0 ? 0 : FieldNumber<uint64_t>(columns[cas_at_], &scratch_);
   item->flags = flags_at_ < 0 ? 0 : FieldNumber<uint32_t>(columns[flags_at_], &scratch_);
   item->expires = expires_at_ < 0 ? 0 : FieldNumber<int64_t>(columns[expires_at_], &scratch_);
@@ -801,7 +801,7 @@ EngineStatus RedisStrings::Scan(const KvContainer& container, OpenIndex* lookup,
   std::string key;
   const RowResult row = rows_->Read(spec_, keys_index, [&](size_t) {
     key.clear();
-    AppendFieldText(columns[0], &scratch_, &key);
+    AppendFieldText(columns[0], &key);
     if (key.compare(0, prefix.size(), prefix) != 0) {
       past_prefix = true;
       return EngineStatus::TooManyRows();  // (ends the scan; no error)

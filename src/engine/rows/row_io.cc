@@ -5,6 +5,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "protocol/decimal.h"
+
 namespace rowsocket {
 
 bool IsNumericField(const Field* field) {
@@ -34,9 +36,38 @@ bool IsPlainInteger(const Field* field) {
   }
 }
 
+// The bits of a plain integer column's values.
+int IntegerBits(const Field* field) {
+  switch (field->real_type()) {
+    case MYSQL_TYPE_TINY: return 8;
+    case MYSQL_TYPE_SHORT: return 16;
+    case MYSQL_TYPE_INT24: return 24;
+    case MYSQL_TYPE_LONG: return 32;
+    default: return 64;
+  }
+}
+
+// A plain integer column's text of its value in record[0].
+void AppendIntegerText(Field* field, std::string* out) {
+  char text[24];
+  const longlong v = field->val_int();
+  const std::to_chars_result r =
+      field->is_unsigned() ? std::to_chars(text, text + sizeof text, static_cast<ulonglong>(v))
+                           : std::to_chars(text, text + sizeof text, v);
+  out->append(text, static_cast<size_t>(r.ptr - text));
+}
+
+// A plain integer column's value of which `value` is the column's text (decimal.h).
+bool IntegerOfText(const Field* field, std::string_view value, longlong* number) {
+  int64_t v = 0;
+  if (!ParseColumnInteger(value, IntegerBits(field), field->is_unsigned(), &v)) return false;
+  *number = static_cast<longlong>(v);
+  return true;
+}
+
 }  // namespace
 
-void WriteField(Field* field, ResponseWriter* writer, String* scratch) {
+void WriteField(Field* field, ResponseWriter* writer) {
   if (field->is_null()) {
     writer->NullValue();
     return;
@@ -50,13 +81,18 @@ void WriteField(Field* field, ResponseWriter* writer, String* scratch) {
       writer->IntegerValue(v);
     return;
   }
-  String* s = field->val_str(scratch, scratch);
+  StringBuffer<MAX_FIELD_WIDTH> text;  // (see AppendFieldText)
+  const String* s = field->val_str(&text, &text);
   writer->WireValue(std::string_view(s->ptr(), s->length()));
 }
 
-void AppendFieldText(Field* field, String* scratch, std::string* out) {
+void AppendFieldText(Field* field, std::string* out) {
   if (field->is_null()) return;
-  String* s = field->val_str(scratch, scratch);
+  if (IsPlainInteger(field)) return AppendIntegerText(field, out);
+  // A buffer of its own: a text column's val_str points the String at the record,
+  // which would make the next temporal or numeric column's text allocate again.
+  StringBuffer<MAX_FIELD_WIDTH> text;
+  const String* s = field->val_str(&text, &text);
   out->append(s->ptr(), s->length());
 }
 
@@ -92,8 +128,12 @@ bool StoreField(Field* field, const RowValue& value, my_ptrdiff_t offset) {
   }
   field->set_notnull(offset);
   if (offset != 0) field->move_field_offset(offset);
+  longlong number = 0;
   if (value.is_integer())
     field->store(static_cast<longlong>(value.number), value.kind == RowValue::Kind::kUnsigned);
+  else if (IsPlainInteger(field) && IntegerOfText(field, std::string_view(value.data, value.size),
+                                                  &number))
+    field->store(number, field->is_unsigned());  // what the text's conversion stores
   else
     field->store(value.data, value.size, field->charset());
   if (offset != 0) field->move_field_offset(-offset);
@@ -115,6 +155,8 @@ bool IsVarbinary(const Field* field) {
 
 bool HoldsExactly(Field* field, std::string_view value, String* scratch) {
   if (IsVarbinary(field)) return value.size() <= field->field_length;
+  longlong number = 0;
+  if (IsPlainInteger(field)) return IntegerOfText(field, value, &number);
   THD* thd = field->table->in_use;
   const enum_check_fields saved = thd->count_cuted_fields;
   thd->count_cuted_fields = CHECK_FIELD_IGNORE;

@@ -17,11 +17,11 @@
 namespace rowsocket {
 
 // Appends the value of `field` in the current record[0] to the answer.
-void WriteField(Field* field, ResponseWriter* writer, String* scratch);
+void WriteField(Field* field, ResponseWriter* writer);
 
 // Appends the text of `field`'s value in the current record[0] to `out`, as
 // WriteField answers it (NULL appends nothing).
-void AppendFieldText(Field* field, String* scratch, std::string* out);
+void AppendFieldText(Field* field, std::string* out);
 
 // The text of `field`'s value in the current record[0], as AppendFieldText appends
 // it (NULL: empty), valid until the next use of `scratch` or the next read of the

@@ -110,7 +110,6 @@ class RowRequests {
 
   THD* thd_;
   const ServerTunables* tunables_;
-  String scratch_;             // text of the column being answered
   ScanSpec hs_spec_;           // the running HandlerSocket request's (SpecOf)
   RowChange hs_change_;
   std::vector<RowValue> hs_values_;  // and an insert's values
