@@ -116,9 +116,13 @@ KeyValue::Found KeyValue::Read(std::string_view key, OpenIndex* lookup, KvItem* 
 }
 
 bool KeyValue::Dead(const KvItem& item, int64_t now) const {
-  if (Expired(item.expires, now)) return true;
+  return Dead(item.expires, item.cas, now);
+}
+
+bool KeyValue::Dead(int64_t expires, uint64_t cas, int64_t now) const {
+  if (Expired(expires, now)) return true;
   if (flushed_below_ == 0) return false;
-  return container_->cas_column.empty() || item.cas < flushed_below_;
+  return container_->cas_column.empty() || cas < flushed_below_;
 }
 
 // `item` as the row of `key` in record[0] holds it (the lookup index's columns: the

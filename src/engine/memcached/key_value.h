@@ -155,6 +155,7 @@ class KeyValue {
   enum class Found { kMissing, kExpired, kPresent };
   // Expired, or flushed (see Run).
   bool Dead(const KvItem& item, int64_t now) const;
+  bool Dead(int64_t expires, uint64_t cas, int64_t now) const;  // cas: of a CAS column
   // The values a write stores for `item`, in the lookup index's column order; false
   // (with the error in *result) when its value does not split into the container's
   // value columns.

@@ -15,8 +15,6 @@ namespace {
 
 int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
 
-bool Expired(int64_t expires, int64_t now) { return expires != 0 && expires <= now; }
-
 }  // namespace
 
 // spec_: one find of the rows of `mc`'s keys, an IN list of the key column, with
@@ -28,9 +26,9 @@ bool KeyValue::FindKeys(const McRequest& mc) {
   spec_.has_in = true;
   in_keys_.clear();
   for (size_t k = 0; k < mc.keys.size(); ++k) {
-    const std::string_view row_key = KvRowKey(mc.keys[k]);
-    if (!HoldsExactly(key_column_, row_key, &scratch_)) continue;
-    spec_.in_values.push_back(RowValue::Bytes(row_key));
+    RowValue row_key;
+    if (!ExactKey(key_column_, KvRowKey(mc.keys[k]), &scratch_, &row_key)) continue;
+    spec_.in_values.push_back(row_key);
     in_keys_.push_back(k);
   }
   spec_.limit = static_cast<uint32_t>(in_keys_.size());
@@ -72,10 +70,9 @@ McOutcome KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::st
   // The lookup index's columns: the value columns, then CAS, flags and expiry where
   // the container has them.
   const size_t value_columns = c.value_columns.size();
-  size_t at = value_columns;
-  Field* cas = c.cas_column.empty() ? nullptr : columns[at++];
-  Field* flags = c.flags_column.empty() ? nullptr : columns[at++];
-  Field* expires = c.expires_column.empty() ? nullptr : columns[at++];
+  Field* cas = c.cas_column.empty() ? nullptr : columns[CasAt()];
+  Field* flags = c.flags_column.empty() ? nullptr : columns[CasAt() + !c.cas_column.empty()];
+  Field* expires = c.expires_column.empty() ? nullptr : columns[ExpiresAt()];
   const uint64_t max_answer = rows_->tunables()->max_answer_size.load(std::memory_order_relaxed);
   const size_t mark = out->size();
   uint64_t answer_size = 0;
@@ -84,9 +81,7 @@ McOutcome KeyValue::RetrieveInto(const McRequest& mc, OpenIndex* lookup, std::st
     // The numbers first: a value's text may be the scratch buffer's.
     uint64_t item_cas = cas == nullptr ? 0 : FieldNumber<uint64_t>(cas, &scratch_);
     const int64_t item_expires = expires == nullptr ? 0 : FieldNumber<int64_t>(expires, &scratch_);
-    // Without a CAS column every item is older than a flush (see Dead).
-    const bool flushed = flushed_below_ != 0 && (cas == nullptr || item_cas < flushed_below_);
-    if (Expired(item_expires, now) || flushed) {
+    if (Dead(item_expires, item_cas, now)) {
       NoteDead(item_expires, now);
       return EngineStatus::OK();
     }

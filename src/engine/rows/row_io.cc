@@ -22,30 +22,21 @@ bool IsNumericField(const Field* field) {
 
 namespace {
 
-// An integer column without ZEROFILL: its text is its decimal value.
-bool IsPlainInteger(const Field* field) {
-  switch (field->real_type()) {
-    case MYSQL_TYPE_TINY:
-    case MYSQL_TYPE_SHORT:
-    case MYSQL_TYPE_INT24:
-    case MYSQL_TYPE_LONG:
-    case MYSQL_TYPE_LONGLONG:
-      return !(field->flags & ZEROFILL_FLAG);
-    default:
-      return false;
-  }
-}
-
-// The bits of a plain integer column's values.
-int IntegerBits(const Field* field) {
+// The bits of a plain integer column's values: an integer column without ZEROFILL,
+// whose text is its decimal value. 0 for any other column.
+int PlainIntegerBits(const Field* field) {
+  if (field->flags & ZEROFILL_FLAG) return 0;
   switch (field->real_type()) {
     case MYSQL_TYPE_TINY: return 8;
     case MYSQL_TYPE_SHORT: return 16;
     case MYSQL_TYPE_INT24: return 24;
     case MYSQL_TYPE_LONG: return 32;
-    default: return 64;
+    case MYSQL_TYPE_LONGLONG: return 64;
+    default: return 0;
   }
 }
+
+bool IsPlainInteger(const Field* field) { return PlainIntegerBits(field) != 0; }
 
 // A plain integer column's text of its value in record[0].
 void AppendIntegerText(Field* field, std::string* out) {
@@ -60,7 +51,7 @@ void AppendIntegerText(Field* field, std::string* out) {
 // A plain integer column's value of which `value` is the column's text (decimal.h).
 bool IntegerOfText(const Field* field, std::string_view value, longlong* number) {
   int64_t v = 0;
-  if (!ParseColumnInteger(value, IntegerBits(field), field->is_unsigned(), &v)) return false;
+  if (!ParseColumnInteger(value, PlainIntegerBits(field), field->is_unsigned(), &v)) return false;
   *number = static_cast<longlong>(v);
   return true;
 }
@@ -152,6 +143,19 @@ bool IsVarbinary(const Field* field) {
 }
 
 }  // namespace
+
+bool ExactKey(Field* field, std::string_view value, String* scratch, RowValue* key) {
+  longlong number = 0;
+  if (IsPlainInteger(field)) {
+    if (!IntegerOfText(field, value, &number)) return false;
+    *key = field->is_unsigned() ? RowValue::Unsigned(static_cast<uint64_t>(number))
+                                : RowValue::Signed(number);
+    return true;
+  }
+  if (!HoldsExactly(field, value, scratch)) return false;
+  *key = RowValue::Bytes(value);
+  return true;
+}
 
 bool HoldsExactly(Field* field, std::string_view value, String* scratch) {
   if (IsVarbinary(field)) return value.size() <= field->field_length;

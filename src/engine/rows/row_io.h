@@ -52,6 +52,9 @@ bool StoreField(Field* field, const WireValue& value, my_ptrdiff_t offset = 0);
 // except trailing spaces that a PAD SPACE collation ignores, as SQL's WHERE does.
 // May leave the value in the field (record[0]); raises no warning.
 bool HoldsExactly(Field* field, std::string_view value, String* scratch);
+// HoldsExactly, and the value a find of that row stores as its key: the number for
+// an integer column (parsed once), else `value` itself (which must outlive *key).
+bool ExactKey(Field* field, std::string_view value, String* scratch, RowValue* key);
 
 // Bytes of the key image of the first `nparts` parts of `key`.
 uint KeyLength(const KEY* key, size_t nparts);
